@@ -1,0 +1,79 @@
+package authorizationv1
+
+import (
+	"bytes"
+	"encoding/json"
+	"reflect"
+	"testing"
+)
+
+// roundTrip decodes doc strictly into v, encodes it again and checks that
+// nothing was lost or added: our JSON names and omitempty choices are the
+// server's.
+func roundTrip(t *testing.T, doc []byte, v any) {
+	t.Helper()
+	dec := json.NewDecoder(bytes.NewReader(doc))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(v); err != nil {
+		t.Fatalf("decode: %v", err)
+	}
+	out, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var want, got any
+	if err := json.Unmarshal(doc, &want); err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(out, &got); err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(want, got) {
+		t.Errorf("re-encoded JSON differs:\nwant %s\n got %s", doc, out)
+	}
+}
+
+// What "kubectl auth can-i list pods" gets back.
+const canI = `{"kind":"SelfSubjectAccessReview","apiVersion":"authorization.k8s.io/v1","metadata":{"creationTimestamp":null},
+ "spec":{"resourceAttributes":{"namespace":"default","verb":"list","resource":"pods"}},
+ "status":{"allowed":true,"reason":"RBAC: allowed by ClusterRoleBinding \"cluster-admin\" of ClusterRole \"cluster-admin\" to Group \"system:masters\""}}`
+
+const sar = `{"kind":"SubjectAccessReview","apiVersion":"authorization.k8s.io/v1","metadata":{"creationTimestamp":null},
+ "spec":{"resourceAttributes":{"namespace":"default","verb":"list","version":"v1","resource":"pods",
+   "labelSelector":{"rawSelector":"app=web","requirements":[{"key":"app","operator":"In","values":["web"]}]},
+   "fieldSelector":{"requirements":[{"key":"spec.nodeName","operator":"In","values":["node-1"]}]}},
+  "user":"jane","groups":["dev","system:authenticated"],"extra":{"scopes":["a","b"]},"uid":"42"},
+ "status":{"allowed":false,"denied":true,"evaluationError":"x"}}`
+
+const nonResource = `{"kind":"LocalSubjectAccessReview","apiVersion":"authorization.k8s.io/v1","metadata":{"namespace":"default","creationTimestamp":null},
+ "spec":{"nonResourceAttributes":{"path":"/healthz","verb":"get"},"user":"jane"},"status":{"allowed":false}}`
+
+// What "kubectl auth can-i --list" gets back.
+const rules = `{"kind":"SelfSubjectRulesReview","apiVersion":"authorization.k8s.io/v1","metadata":{"creationTimestamp":null},
+ "spec":{"namespace":"default"},
+ "status":{"resourceRules":[{"verbs":["create"],"apiGroups":["authorization.k8s.io"],"resources":["selfsubjectaccessreviews","selfsubjectrulesreviews"]},
+   {"verbs":["*"],"apiGroups":["*"],"resources":["*"]}],
+  "nonResourceRules":[{"verbs":["*"],"nonResourceURLs":["*"]},{"verbs":["get"],"nonResourceURLs":["/healthz","/livez"]}],"incomplete":false}}`
+
+func TestAuthorizationRoundTrip(t *testing.T) {
+	var ssar SelfSubjectAccessReview
+	roundTrip(t, []byte(canI), &ssar)
+	if !ssar.Status.Allowed || ssar.Spec.ResourceAttributes.Resource != "pods" {
+		t.Errorf("decoded %+v", ssar)
+	}
+	var s SubjectAccessReview
+	roundTrip(t, []byte(sar), &s)
+	if s.Spec.ResourceAttributes.FieldSelector.Requirements[0].Key != "spec.nodeName" || !s.Status.Denied {
+		t.Errorf("decoded %+v", s)
+	}
+	var l LocalSubjectAccessReview
+	roundTrip(t, []byte(nonResource), &l)
+	if l.Spec.NonResourceAttributes.Path != "/healthz" {
+		t.Errorf("decoded %+v", l)
+	}
+	var r SelfSubjectRulesReview
+	roundTrip(t, []byte(rules), &r)
+	if len(r.Status.ResourceRules) != 2 || r.Status.Incomplete {
+		t.Errorf("decoded %+v", r)
+	}
+}

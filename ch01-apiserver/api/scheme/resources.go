@@ -1,0 +1,110 @@
+package scheme
+
+import (
+	"kubik/ch01-apiserver/api/appsv1"
+	"kubik/ch01-apiserver/api/batchv1"
+	"kubik/ch01-apiserver/api/coordinationv1"
+	"kubik/ch01-apiserver/api/corev1"
+	"kubik/ch01-apiserver/api/discoveryv1"
+	"kubik/ch01-apiserver/api/eventsv1"
+	"kubik/ch01-apiserver/api/metav1"
+	"kubik/ch01-apiserver/api/schedulingv1"
+)
+
+// Resources is every resource the apiserver serves, in discovery order
+// (the order of /api/v1 and /apis as a real apiserver lists them).
+var Resources = []*Resource{
+	// core/v1
+	{Version: "v1", Resource: "configmaps", Singular: "configmap", Kind: "ConfigMap", Namespaced: true,
+		ShortNames: []string{"cm"}, Verbs: AllVerbs, StoragePrefix: "configmaps",
+		New: func() metav1.Object { return &corev1.ConfigMap{} }},
+	{Version: "v1", Resource: "endpoints", Singular: "endpoints", Kind: "Endpoints", Namespaced: true,
+		ShortNames: []string{"ep"}, Verbs: AllVerbs, StoragePrefix: "services/endpoints",
+		New: func() metav1.Object { return &corev1.Endpoints{} }},
+	{Version: "v1", Resource: "events", Singular: "event", Kind: "Event", Namespaced: true,
+		ShortNames: []string{"ev"}, Verbs: AllVerbs, StoragePrefix: "events",
+		New: func() metav1.Object { return &corev1.Event{} }},
+	{Version: "v1", Resource: "namespaces", Singular: "namespace", Kind: "Namespace",
+		ShortNames: []string{"ns"}, Verbs: NamespaceVerbs, StoragePrefix: "namespaces",
+		Subresources: []Subresource{{Name: "finalize", Kind: "Namespace", Verbs: []string{"update"}}, status("Namespace")},
+		New:          func() metav1.Object { return &corev1.Namespace{} }},
+	{Version: "v1", Resource: "nodes", Singular: "node", Kind: "Node",
+		ShortNames: []string{"no"}, Verbs: AllVerbs, StoragePrefix: "minions",
+		Subresources: []Subresource{status("Node")},
+		New:          func() metav1.Object { return &corev1.Node{} }},
+	{Version: "v1", Resource: "persistentvolumeclaims", Singular: "persistentvolumeclaim", Kind: "PersistentVolumeClaim", Namespaced: true,
+		ShortNames: []string{"pvc"}, Verbs: AllVerbs, StoragePrefix: "persistentvolumeclaims",
+		Subresources: []Subresource{status("PersistentVolumeClaim")},
+		New:          func() metav1.Object { return &corev1.PersistentVolumeClaim{} }},
+	{Version: "v1", Resource: "persistentvolumes", Singular: "persistentvolume", Kind: "PersistentVolume",
+		ShortNames: []string{"pv"}, Verbs: AllVerbs, StoragePrefix: "persistentvolumes",
+		Subresources: []Subresource{status("PersistentVolume")},
+		New:          func() metav1.Object { return &corev1.PersistentVolume{} }},
+	{Version: "v1", Resource: "pods", Singular: "pod", Kind: "Pod", Namespaced: true,
+		ShortNames: []string{"po"}, Categories: []string{"all"}, Verbs: AllVerbs, StoragePrefix: "pods", Generation: true,
+		Subresources: []Subresource{{Name: "binding", Kind: "Binding", Verbs: CreateOnly}, status("Pod")},
+		New:          func() metav1.Object { return &corev1.Pod{} }},
+	{Version: "v1", Resource: "secrets", Singular: "secret", Kind: "Secret", Namespaced: true,
+		Verbs: AllVerbs, StoragePrefix: "secrets",
+		New: func() metav1.Object { return &corev1.Secret{} }},
+	{Version: "v1", Resource: "serviceaccounts", Singular: "serviceaccount", Kind: "ServiceAccount", Namespaced: true,
+		ShortNames: []string{"sa"}, Verbs: AllVerbs, StoragePrefix: "serviceaccounts",
+		New: func() metav1.Object { return &corev1.ServiceAccount{} }},
+	{Version: "v1", Resource: "services", Singular: "service", Kind: "Service", Namespaced: true,
+		ShortNames: []string{"svc"}, Categories: []string{"all"}, Verbs: []string{"create", "delete", "deletecollection", "get", "list", "patch", "update", "watch"}, StoragePrefix: "services/specs",
+		Subresources: []Subresource{status("Service")},
+		New:          func() metav1.Object { return &corev1.Service{} }},
+
+	// apps/v1
+	{Group: "apps", Version: "v1", Resource: "daemonsets", Singular: "daemonset", Kind: "DaemonSet", Namespaced: true,
+		ShortNames: []string{"ds"}, Categories: []string{"all"}, Verbs: AllVerbs, StoragePrefix: "daemonsets", Generation: true,
+		Subresources: []Subresource{status("DaemonSet")},
+		New:          func() metav1.Object { return &appsv1.DaemonSet{} }},
+	{Group: "apps", Version: "v1", Resource: "deployments", Singular: "deployment", Kind: "Deployment", Namespaced: true,
+		ShortNames: []string{"deploy"}, Categories: []string{"all"}, Verbs: AllVerbs, StoragePrefix: "deployments", Generation: true,
+		Subresources: []Subresource{scale(), status("Deployment")},
+		New:          func() metav1.Object { return &appsv1.Deployment{} }},
+	{Group: "apps", Version: "v1", Resource: "replicasets", Singular: "replicaset", Kind: "ReplicaSet", Namespaced: true,
+		ShortNames: []string{"rs"}, Categories: []string{"all"}, Verbs: AllVerbs, StoragePrefix: "replicasets", Generation: true,
+		Subresources: []Subresource{scale(), status("ReplicaSet")},
+		New:          func() metav1.Object { return &appsv1.ReplicaSet{} }},
+	{Group: "apps", Version: "v1", Resource: "statefulsets", Singular: "statefulset", Kind: "StatefulSet", Namespaced: true,
+		ShortNames: []string{"sts"}, Categories: []string{"all"}, Verbs: AllVerbs, StoragePrefix: "statefulsets", Generation: true,
+		Subresources: []Subresource{scale(), status("StatefulSet")},
+		New:          func() metav1.Object { return &appsv1.StatefulSet{} }},
+
+	// batch/v1
+	{Group: "batch", Version: "v1", Resource: "cronjobs", Singular: "cronjob", Kind: "CronJob", Namespaced: true,
+		ShortNames: []string{"cj"}, Categories: []string{"all"}, Verbs: AllVerbs, StoragePrefix: "cronjobs", Generation: true,
+		Subresources: []Subresource{status("CronJob")},
+		New:          func() metav1.Object { return &batchv1.CronJob{} }},
+	{Group: "batch", Version: "v1", Resource: "jobs", Singular: "job", Kind: "Job", Namespaced: true,
+		Categories: []string{"all"}, Verbs: AllVerbs, StoragePrefix: "jobs", Generation: true,
+		Subresources: []Subresource{status("Job")},
+		New:          func() metav1.Object { return &batchv1.Job{} }},
+
+	// coordination.k8s.io/v1
+	{Group: "coordination.k8s.io", Version: "v1", Resource: "leases", Singular: "lease", Kind: "Lease", Namespaced: true,
+		Verbs: AllVerbs, StoragePrefix: "leases",
+		New: func() metav1.Object { return &coordinationv1.Lease{} }},
+
+	// discovery.k8s.io/v1
+	{Group: "discovery.k8s.io", Version: "v1", Resource: "endpointslices", Singular: "endpointslice", Kind: "EndpointSlice", Namespaced: true,
+		Verbs: AllVerbs, StoragePrefix: "endpointslices",
+		New: func() metav1.Object { return &discoveryv1.EndpointSlice{} }},
+
+	// events.k8s.io/v1
+	{Group: "events.k8s.io", Version: "v1", Resource: "events", Singular: "event", Kind: "Event", Namespaced: true,
+		ShortNames: []string{"ev"}, Verbs: AllVerbs, StoragePrefix: "events",
+		New: func() metav1.Object { return &eventsv1.Event{} },
+		Storage: &StorageConversion{
+			New: func() metav1.Object { return &corev1.Event{} }, APIVersion: "v1", Kind: "Event",
+			ToStorage:   func(o metav1.Object) metav1.Object { return eventsv1.ToCore(o.(*eventsv1.Event)) },
+			FromStorage: func(o metav1.Object) metav1.Object { return eventsv1.FromCore(o.(*corev1.Event)) },
+		}},
+
+	// scheduling.k8s.io/v1
+	{Group: "scheduling.k8s.io", Version: "v1", Resource: "priorityclasses", Singular: "priorityclass", Kind: "PriorityClass",
+		ShortNames: []string{"pc"}, Verbs: AllVerbs, StoragePrefix: "priorityclasses",
+		New: func() metav1.Object { return &schedulingv1.PriorityClass{} }},
+}

@@ -1,0 +1,215 @@
+package apiserver
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"strings"
+
+	"kubik/ch01-apiserver/api/corev1"
+	"kubik/ch01-apiserver/api/metav1"
+	"kubik/ch01-apiserver/api/schedulingv1"
+	"kubik/ch01-apiserver/api/scheme"
+	"kubik/ch01-apiserver/apiserver/defaults"
+)
+
+// Admission: what happens to an object after it is decoded and before it is
+// validated and stored. Upstream runs a chain of admission plugins; the ones
+// every user meets are here, with upstream's names:
+//
+//   - NamespaceLifecycle: no new objects in a missing or terminating
+//     namespace; default, kube-system and kube-public cannot be deleted.
+//   - ServiceAccount: a pod runs as a ServiceAccount ("default" unless it says
+//     otherwise) and gets its token mounted as the kube-api-access-xxxxx volume.
+//   - Priority: a pod's priorityClassName becomes spec.priority.
+//   - DefaultTolerationSeconds: pods tolerate not-ready/unreachable nodes for
+//     300 s before eviction.
+//
+// Defaulting (upstream does it while decoding) runs first.
+
+var immortalNamespaces = map[string]bool{"default": true, "kube-system": true, "kube-public": true}
+
+// admit mutates and checks an object on create (old == nil) and update.
+func (s *Server) admit(ctx context.Context, q *request, obj, old metav1.Object) error {
+	defaults.Default(obj)
+	res := q.res
+	meta := obj.GetObjectMeta()
+	if old == nil && res.Namespaced {
+		if err := s.namespaceLifecycle(ctx, res, meta); err != nil {
+			return err
+		}
+	}
+	if pod, ok := obj.(*corev1.Pod); ok && old == nil {
+		if err := s.admitServiceAccount(ctx, pod); err != nil {
+			return err
+		}
+		if err := s.admitPriority(ctx, res, pod); err != nil {
+			return err
+		}
+		admitDefaultTolerationSeconds(pod)
+	}
+	return nil
+}
+
+// namespaceLifecycle refuses new objects in a namespace that is missing or going away.
+func (s *Server) namespaceLifecycle(ctx context.Context, res *scheme.Resource, meta *metav1.ObjectMeta) error {
+	nsRes := scheme.Lookup("", "v1", "namespaces")
+	obj, err := s.getObject(ctx, nsRes, "", meta.Namespace)
+	if err != nil {
+		return err // `namespaces "x" not found`, as upstream
+	}
+	ns := obj.(*corev1.Namespace)
+	if ns.Status.Phase == corev1.NamespaceTerminating || ns.DeletionTimestamp != nil {
+		return ErrForbidden(res.Group, res.Resource, res.GroupResource(), meta.Name,
+			fmt.Errorf("unable to create new content in namespace %s because it is being terminated", meta.Namespace))
+	}
+	return nil
+}
+
+// admitDelete: the three system namespaces stay.
+func (s *Server) admitDelete(ctx context.Context, q *request, namespace, name string) error {
+	if q.res.Resource == "namespaces" && q.res.Group == "" && immortalNamespaces[name] {
+		return ErrForbidden("", "namespaces", "namespaces", name, errors.New("this namespace may not be deleted"))
+	}
+	return nil
+}
+
+const serviceAccountMountPath = "/var/run/secrets/kubernetes.io/serviceaccount"
+
+// admitServiceAccount sets spec.serviceAccountName and mounts the account's
+// token as a projected volume, the way upstream's ServiceAccount plugin does.
+//
+// Simplified: upstream refuses a pod whose ServiceAccount does not exist yet
+// (the ServiceAccount controller of kube-controller-manager creates "default"
+// in every namespace). Until that controller runs (ch04) we accept the pod and
+// mount nothing.
+func (s *Server) admitServiceAccount(ctx context.Context, pod *corev1.Pod) error {
+	if pod.Spec.ServiceAccountName == "" {
+		pod.Spec.ServiceAccountName = pod.Spec.DeprecatedServiceAccount
+	}
+	if pod.Spec.ServiceAccountName == "" {
+		pod.Spec.ServiceAccountName = "default"
+	}
+	pod.Spec.DeprecatedServiceAccount = pod.Spec.ServiceAccountName
+	if _, mirror := pod.Annotations["kubernetes.io/config.mirror"]; mirror {
+		return nil
+	}
+	saRes := scheme.Lookup("", "v1", "serviceaccounts")
+	obj, err := s.getObject(ctx, saRes, pod.Namespace, pod.Spec.ServiceAccountName)
+	if err != nil {
+		var se *StatusError
+		if errors.As(err, &se) && se.Status.Code == http.StatusNotFound {
+			return nil
+		}
+		return err
+	}
+	sa := obj.(*corev1.ServiceAccount)
+	automount := true
+	if sa.AutomountServiceAccountToken != nil {
+		automount = *sa.AutomountServiceAccountToken
+	}
+	if pod.Spec.AutomountServiceAccountToken != nil {
+		automount = *pod.Spec.AutomountServiceAccountToken
+	}
+	if !automount {
+		return nil
+	}
+	for _, c := range pod.Spec.Containers {
+		for _, m := range c.VolumeMounts {
+			if m.MountPath == serviceAccountMountPath {
+				return nil // the pod mounts its own
+			}
+		}
+	}
+	name := generateName("kube-api-access-")
+	expiration := int64(3607)
+	mode := int32(420)
+	pod.Spec.Volumes = append(pod.Spec.Volumes, corev1.Volume{Name: name, VolumeSource: corev1.VolumeSource{
+		Projected: &corev1.ProjectedVolumeSource{DefaultMode: &mode, Sources: []corev1.VolumeProjection{
+			{ServiceAccountToken: &corev1.ServiceAccountTokenProjection{ExpirationSeconds: &expiration, Path: "token"}},
+			{ConfigMap: &corev1.ConfigMapProjection{LocalObjectReference: corev1.LocalObjectReference{Name: "kube-root-ca.crt"},
+				Items: []corev1.KeyToPath{{Key: "ca.crt", Path: "ca.crt"}}}},
+			{DownwardAPI: &corev1.DownwardAPIProjection{Items: []corev1.DownwardAPIVolumeFile{{Path: "namespace",
+				FieldRef: &corev1.ObjectFieldSelector{APIVersion: "v1", FieldPath: "metadata.namespace"}}}}},
+		}},
+	}})
+	mount := corev1.VolumeMount{Name: name, ReadOnly: true, MountPath: serviceAccountMountPath}
+	for i := range pod.Spec.InitContainers {
+		pod.Spec.InitContainers[i].VolumeMounts = append(pod.Spec.InitContainers[i].VolumeMounts, mount)
+	}
+	for i := range pod.Spec.Containers {
+		pod.Spec.Containers[i].VolumeMounts = append(pod.Spec.Containers[i].VolumeMounts, mount)
+	}
+	return nil
+}
+
+// admitPriority resolves priorityClassName into spec.priority and
+// spec.preemptionPolicy; with no class named, the global default class (if
+// any) or priority 0.
+func (s *Server) admitPriority(ctx context.Context, res *scheme.Resource, pod *corev1.Pod) error {
+	pcRes := scheme.Lookup("scheduling.k8s.io", "v1", "priorityclasses")
+	var class *schedulingv1.PriorityClass
+	if pod.Spec.PriorityClassName != "" {
+		obj, err := s.getObject(ctx, pcRes, "", pod.Spec.PriorityClassName)
+		if err != nil {
+			var se *StatusError
+			if errors.As(err, &se) && se.Status.Code == http.StatusNotFound {
+				return ErrForbidden(res.Group, res.Resource, res.GroupResource(), pod.Name,
+					fmt.Errorf("no PriorityClass with name %s was found", pod.Spec.PriorityClassName))
+			}
+			return err
+		}
+		class = obj.(*schedulingv1.PriorityClass)
+	} else {
+		items, _, err := s.list(ctx, pcRes, "", listOptions{})
+		if err != nil {
+			return err
+		}
+		for _, it := range items {
+			if pc := it.(*schedulingv1.PriorityClass); pc.GlobalDefault {
+				class = pc
+				break
+			}
+		}
+	}
+	priority := int32(0)
+	policy := corev1.PreemptLowerPriority
+	if class != nil {
+		priority = class.Value
+		if class.PreemptionPolicy != nil {
+			policy = *class.PreemptionPolicy
+		}
+	}
+	if pod.Spec.Priority != nil && *pod.Spec.Priority != priority {
+		return ErrForbidden(res.Group, res.Resource, res.GroupResource(), pod.Name,
+			errors.New("the integer value of priority must not be provided in pod spec; priority admission controller computed "+
+				fmt.Sprint(priority)+" from the given PriorityClass name"))
+	}
+	pod.Spec.Priority = &priority
+	if pod.Spec.PreemptionPolicy == nil {
+		pod.Spec.PreemptionPolicy = &policy
+	}
+	return nil
+}
+
+// admitDefaultTolerationSeconds adds the two NoExecute tolerations every pod gets.
+func admitDefaultTolerationSeconds(pod *corev1.Pod) {
+	seconds := int64(300)
+	for _, key := range []string{corev1.TaintNodeNotReady, corev1.TaintNodeUnreachable} {
+		found := false
+		for _, t := range pod.Spec.Tolerations {
+			if (t.Key == key || (t.Key == "" && t.Operator == corev1.TolerationOpExists)) &&
+				(t.Effect == "" || t.Effect == corev1.TaintEffectNoExecute) {
+				found = true
+			}
+		}
+		if !found {
+			s := seconds
+			pod.Spec.Tolerations = append(pod.Spec.Tolerations, corev1.Toleration{Key: key, Operator: corev1.TolerationOpExists,
+				Effect: corev1.TaintEffectNoExecute, TolerationSeconds: &s})
+		}
+	}
+}
+
+var _ = strings.TrimSpace

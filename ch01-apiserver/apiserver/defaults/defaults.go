@@ -1,0 +1,70 @@
+// Package defaults fills the fields a real kube-apiserver fills when an object
+// is created or updated and the client left them empty: restartPolicy Always,
+// imagePullPolicy IfNotPresent, strategy RollingUpdate 25%/25%, and so on.
+// Users see every one of them in `kubectl get -o yaml` and `kubectl describe`,
+// so the rules are upstream's, one function per upstream SetDefaults_* function
+// and with the same name in its doc comment.
+//
+// Upstream: pkg/apis/core/v1/defaults.go, pkg/apis/apps/v1/defaults.go,
+// pkg/apis/batch/v1/defaults.go and friends, plus the "+default=" markers of
+// k8s.io/api that the generated defaulters apply (ports' protocol TCP, ...).
+// Defaulting runs on the decoded object, before admission and validation.
+package defaults
+
+import (
+	"kubik/ch01-apiserver/api/appsv1"
+	"kubik/ch01-apiserver/api/batchv1"
+	"kubik/ch01-apiserver/api/corev1"
+	"kubik/ch01-apiserver/api/discoveryv1"
+	"kubik/ch01-apiserver/api/metav1"
+	"kubik/ch01-apiserver/api/schedulingv1"
+)
+
+// Default applies the defaults of obj's kind in place. Kinds without defaults
+// are left alone.
+func Default(obj metav1.Object) {
+	switch o := obj.(type) {
+	case *corev1.Pod:
+		setDefaultsPod(o)
+	case *corev1.PodTemplate:
+		setDefaultsPodTemplateSpec(&o.Template)
+	case *corev1.Service:
+		setDefaultsService(o)
+	case *corev1.Endpoints:
+		setDefaultsEndpoints(o)
+	case *corev1.Namespace:
+		setDefaultsNamespace(o)
+	case *corev1.Node:
+		setDefaultsNodeStatus(&o.Status)
+	case *corev1.Secret:
+		setDefaultsSecret(o)
+	case *corev1.PersistentVolume:
+		setDefaultsPersistentVolume(o)
+	case *corev1.PersistentVolumeClaim:
+		setDefaultsPersistentVolumeClaim(o)
+	case *corev1.LimitRange:
+		for i := range o.Spec.Limits {
+			setDefaultsLimitRangeItem(&o.Spec.Limits[i])
+		}
+	case *corev1.ResourceQuota:
+		roundUpResourceList(o.Spec.Hard)
+	case *appsv1.Deployment:
+		setDefaultsDeployment(o)
+	case *appsv1.ReplicaSet:
+		setDefaultsReplicaSet(o)
+	case *appsv1.DaemonSet:
+		setDefaultsDaemonSet(o)
+	case *appsv1.StatefulSet:
+		setDefaultsStatefulSet(o)
+	case *batchv1.Job:
+		setDefaultsJob(o)
+	case *batchv1.CronJob:
+		setDefaultsCronJob(o)
+	case *discoveryv1.EndpointSlice:
+		setDefaultsEndpointSlice(o)
+	case *schedulingv1.PriorityClass:
+		setDefaultsPriorityClass(o)
+	}
+}
+
+func ptrTo[T any](v T) *T { return &v }

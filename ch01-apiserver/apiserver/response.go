@@ -1,0 +1,104 @@
+package apiserver
+
+import (
+	"encoding/json"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"runtime/debug"
+	"time"
+)
+
+// writeJSON writes any value as JSON with the given status code.
+func writeJSON(w http.ResponseWriter, code int, v any) {
+	b, err := json.Marshal(v)
+	if err != nil {
+		b, _ = json.Marshal(ErrInternal(err).Status)
+		code = http.StatusInternalServerError
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Cache-Control", "no-cache, private")
+	w.WriteHeader(code)
+	w.Write(b)
+}
+
+// writeStatus writes an error as its Status object.
+func writeStatus(w http.ResponseWriter, r *http.Request, err error) {
+	se := asStatus(err)
+	if rw, ok := w.(*loggingWriter); ok {
+		rw.errMsg = se.Status.Message
+	}
+	writeJSON(w, int(se.Status.Code), se.Status)
+}
+
+// addWarning adds a `Warning: 299 - "text"` header, which kubectl prints as "Warning: text".
+func addWarning(w http.ResponseWriter, text string) {
+	b, _ := json.Marshal(text)
+	w.Header().Add("Warning", fmt.Sprintf("299 - %s", b))
+}
+
+// loggingWriter remembers the status code for the access log.
+type loggingWriter struct {
+	http.ResponseWriter
+	code   int
+	errMsg string
+	user   string
+}
+
+func (l *loggingWriter) WriteHeader(code int) {
+	if l.code == 0 {
+		l.code = code
+	}
+	l.ResponseWriter.WriteHeader(code)
+}
+
+func (l *loggingWriter) Write(b []byte) (int, error) {
+	if l.code == 0 {
+		l.code = http.StatusOK
+	}
+	return l.ResponseWriter.Write(b)
+}
+
+// Flush lets watch streams flush through the wrapper.
+func (l *loggingWriter) Flush() {
+	if f, ok := l.ResponseWriter.(http.Flusher); ok {
+		f.Flush()
+	}
+}
+
+// Unwrap lets http.ResponseController reach the real writer (hijacking for upgrades).
+func (l *loggingWriter) Unwrap() http.ResponseWriter { return l.ResponseWriter }
+
+// withRecovery logs every request on one line and turns a panic into a 500
+// Status instead of a dropped connection.
+func (s *Server) withRecovery(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		start := time.Now()
+		lw := &loggingWriter{ResponseWriter: w}
+		defer func() {
+			if p := recover(); p != nil {
+				if p == http.ErrAbortHandler {
+					panic(p)
+				}
+				s.log.Error("panic serving request", "method", r.Method, "path", r.URL.Path, "panic", fmt.Sprint(p), "stack", string(debug.Stack()))
+				if lw.code == 0 {
+					writeStatus(lw, r, ErrInternal(fmt.Errorf("%v", p)))
+				}
+			}
+			user := lw.user
+			level := slog.LevelDebug
+			if lw.code >= 400 {
+				level = slog.LevelInfo
+			}
+			attrs := []any{"method", r.Method, "uri", r.URL.RequestURI(), "code", lw.code, "user", user, "latency", time.Since(start).Round(time.Microsecond).String()}
+			if lw.errMsg != "" {
+				attrs = append(attrs, "error", lw.errMsg)
+			}
+			s.log.Log(r.Context(), level, "request", attrs...)
+		}()
+		next.ServeHTTP(lw, r)
+	})
+}
+
+// jsonMarshal is json.Marshal; one name so a faster encoder can be swapped in later.
+func jsonMarshal(v any) ([]byte, error) { return json.Marshal(v) }

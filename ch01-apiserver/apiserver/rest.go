@@ -1,0 +1,388 @@
+package apiserver
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"strings"
+
+	"kubik/ch01-apiserver/api/metav1"
+	"kubik/ch01-apiserver/api/scheme"
+)
+
+// request bundles what every REST handler needs to know about one request.
+type request struct {
+	w    http.ResponseWriter
+	r    *http.Request
+	info *RequestInfo
+	res  *scheme.Resource
+	user *UserInfo
+}
+
+func (q *request) query(name string) string { return q.r.URL.Query().Get(name) }
+
+// dryRun reports ?dryRun=All: do everything but write to storage.
+func (q *request) dryRun() bool {
+	for _, v := range q.r.URL.Query()["dryRun"] {
+		if v == "All" {
+			return true
+		}
+	}
+	return false
+}
+
+// serveAPI routes /api/... and /apis/... requests: discovery or a resource.
+func (s *Server) serveAPI(w http.ResponseWriter, r *http.Request) {
+	info := parseRequestInfo(r)
+	if s.serveDiscovery(w, r, info) {
+		return
+	}
+	res := scheme.Lookup(info.APIGroup, info.APIVersion, info.Resource)
+	notFound := newStatus(http.StatusNotFound, metav1.StatusReasonNotFound, "the server could not find the requested resource", nil)
+	if res == nil || (info.APIPrefix == "api") != (res.Group == "") {
+		writeStatus(w, r, notFound)
+		return
+	}
+	if len(info.Parts) > 3 || (info.Subresource != "" && res.Subresource(info.Subresource) == nil) {
+		writeStatus(w, r, notFound)
+		return
+	}
+	if !res.Namespaced && info.Namespace != "" && res.Resource != "namespaces" {
+		writeStatus(w, r, notFound)
+		return
+	}
+	if res.Resource == "namespaces" {
+		info.Namespace = ""
+	}
+	user, _ := UserFrom(r.Context())
+	q := &request{w: w, r: r, info: info, res: res, user: user}
+
+	if info.Verb == "watch" {
+		s.serveWatch(q)
+		return
+	}
+	ctx, cancel := context.WithTimeout(r.Context(), s.cfg.RequestTimeout)
+	defer cancel()
+	var err error
+	switch info.Verb {
+	case "get":
+		err = s.handleGet(ctx, q)
+	case "list":
+		err = s.handleList(ctx, q)
+	case "create":
+		err = s.handleCreate(ctx, q)
+	case "update":
+		err = s.handleUpdate(ctx, q)
+	case "patch":
+		err = s.handlePatch(ctx, q)
+	case "delete":
+		err = s.handleDelete(ctx, q)
+	case "deletecollection":
+		err = s.handleDeleteCollection(ctx, q)
+	default:
+		err = newStatus(http.StatusMethodNotAllowed, metav1.StatusReasonMethodNotAllowed,
+			"the server does not allow this method on the requested resource", nil)
+	}
+	if err != nil {
+		if ctx.Err() == context.DeadlineExceeded && r.Context().Err() == nil {
+			err = ErrTimeout(fmt.Sprintf("the request did not complete within the allowed duration: %v", err))
+		}
+		writeStatus(w, r, err)
+	}
+}
+
+func methodNotAllowed() error {
+	return newStatus(http.StatusMethodNotAllowed, metav1.StatusReasonMethodNotAllowed,
+		"the server does not allow this method on the requested resource", nil)
+}
+
+// handleGet: GET one object, its status, or its scale.
+func (s *Server) handleGet(ctx context.Context, q *request) error {
+	obj, err := s.getObject(ctx, q.res, q.info.Namespace, q.info.Name)
+	if err != nil {
+		return err
+	}
+	switch q.info.Subresource {
+	case "", "status":
+	case "scale":
+		sc, err := scaleFrom(obj)
+		if err != nil {
+			return err
+		}
+		writeJSON(q.w, http.StatusOK, sc)
+		return nil
+	default:
+		return methodNotAllowed()
+	}
+	return s.writeObject(q, http.StatusOK, obj)
+}
+
+// handleList: GET a collection, filtered and paginated.
+func (s *Server) handleList(ctx context.Context, q *request) error {
+	if q.info.Subresource != "" {
+		return methodNotAllowed()
+	}
+	opts, err := parseListOptions(q)
+	if err != nil {
+		return err
+	}
+	items, listMeta, err := s.list(ctx, q.res, q.info.Namespace, opts)
+	if err != nil {
+		return err
+	}
+	if wantsTable(q.r) {
+		return s.writeTable(q, items, listMeta)
+	}
+	writeJSON(q.w, http.StatusOK, metav1.List{
+		TypeMeta: metav1.TypeMeta{Kind: q.res.ListKind(), APIVersion: q.res.GroupVersion()},
+		ListMeta: listMeta,
+		Items:    nonNilItems(items),
+	})
+	return nil
+}
+
+func nonNilItems(items []metav1.Object) []metav1.Object {
+	if items == nil {
+		return []metav1.Object{}
+	}
+	return items
+}
+
+// handleCreate: POST a new object (or a pod binding).
+func (s *Server) handleCreate(ctx context.Context, q *request) error {
+	if q.info.Name != "" && q.info.Subresource == "" {
+		return methodNotAllowed()
+	}
+	if q.res.Namespaced && q.info.Namespace == "" {
+		return newStatus(http.StatusNotFound, metav1.StatusReasonNotFound, "the server could not find the requested resource", nil)
+	}
+	if q.info.Subresource == "binding" {
+		return s.handleBinding(ctx, q)
+	}
+	if q.info.Subresource != "" {
+		return methodNotAllowed()
+	}
+	obj, err := s.decodeBody(q, q.res)
+	if err != nil {
+		return err
+	}
+	created, err := s.create(ctx, q, obj)
+	if err != nil {
+		return err
+	}
+	return s.writeObject(q, http.StatusCreated, created)
+}
+
+// handleUpdate: PUT a whole object, its status, its scale or (namespaces) its finalizers.
+func (s *Server) handleUpdate(ctx context.Context, q *request) error {
+	if q.info.Name == "" {
+		return methodNotAllowed()
+	}
+	if q.info.Subresource == "scale" {
+		return s.handleScaleUpdate(ctx, q, nil)
+	}
+	obj, err := s.decodeBody(q, q.res)
+	if err != nil {
+		return err
+	}
+	meta := obj.GetObjectMeta()
+	if meta.Name != q.info.Name {
+		return ErrBadRequest(fmt.Sprintf("the name of the object (%s) does not match the name on the URL (%s)", meta.Name, q.info.Name))
+	}
+	if err := checkNamespace(q, meta); err != nil {
+		return err
+	}
+	updated, created, err := s.update(ctx, q, q.info.Name, q.info.Subresource, func(old metav1.Object) (metav1.Object, error) {
+		return obj, nil
+	}, allowCreateOnUpdate(q.res))
+	if err != nil {
+		return err
+	}
+	code := http.StatusOK
+	if created {
+		code = http.StatusCreated
+	}
+	return s.writeObject(q, code, updated)
+}
+
+// checkNamespace fills an empty namespace from the URL and refuses a different one.
+func checkNamespace(q *request, meta *metav1.ObjectMeta) error {
+	if !q.res.Namespaced {
+		meta.Namespace = ""
+		return nil
+	}
+	if meta.Namespace == "" {
+		meta.Namespace = q.info.Namespace
+	}
+	if meta.Namespace != q.info.Namespace {
+		return ErrBadRequest("the namespace of the provided object does not match the namespace sent on the request")
+	}
+	return nil
+}
+
+// allowCreateOnUpdate: kinds a PUT may create, as upstream's strategies say.
+func allowCreateOnUpdate(res *scheme.Resource) bool {
+	switch res.Resource {
+	case "endpoints", "events", "leases", "endpointslices":
+		return true
+	}
+	return false
+}
+
+// parseDeleteOptions reads DeleteOptions from the body (kubectl) or the query.
+func parseDeleteOptions(q *request) (*metav1.DeleteOptions, error) {
+	opts := &metav1.DeleteOptions{}
+	body, err := readBody(q.r, 1<<20)
+	if err != nil {
+		return nil, err
+	}
+	if len(strings.TrimSpace(string(body))) > 0 {
+		if err := json.Unmarshal(body, opts); err != nil {
+			return nil, ErrBadRequest(fmt.Sprintf("couldn't decode DeleteOptions: %v", err))
+		}
+	}
+	v := q.r.URL.Query()
+	if g := v.Get("gracePeriodSeconds"); g != "" {
+		var n int64
+		if _, err := fmt.Sscan(g, &n); err != nil {
+			return nil, ErrBadRequest(fmt.Sprintf("invalid gracePeriodSeconds %q", g))
+		}
+		opts.GracePeriodSeconds = &n
+	}
+	if p := v.Get("propagationPolicy"); p != "" {
+		opts.PropagationPolicy = &p
+	}
+	if o := v.Get("orphanDependents"); o != "" {
+		b := o == "true"
+		opts.OrphanDependents = &b
+	}
+	if q.dryRun() {
+		opts.DryRun = []string{"All"}
+	}
+	if opts.PropagationPolicy != nil {
+		switch *opts.PropagationPolicy {
+		case metav1.DeletePropagationBackground, metav1.DeletePropagationForeground, metav1.DeletePropagationOrphan:
+		default:
+			return nil, ErrInvalid("", "DeleteOptions", "", []metav1.StatusCause{{Type: metav1.CauseTypeFieldValueNotSupported,
+				Message: fmt.Sprintf("Unsupported value: %q: supported values: \"Foreground\", \"Background\", \"Orphan\", \"nil\"", *opts.PropagationPolicy),
+				Field:   "propagationPolicy"}},
+				fmt.Sprintf("propagationPolicy: Unsupported value: %q: supported values: \"Foreground\", \"Background\", \"Orphan\", \"nil\"", *opts.PropagationPolicy))
+		}
+	}
+	if opts.GracePeriodSeconds != nil && *opts.GracePeriodSeconds < 0 {
+		zero := int64(0)
+		opts.GracePeriodSeconds = &zero
+	}
+	return opts, nil
+}
+
+// handleDelete: DELETE one object.
+func (s *Server) handleDelete(ctx context.Context, q *request) error {
+	if q.info.Subresource != "" {
+		return methodNotAllowed()
+	}
+	opts, err := parseDeleteOptions(q)
+	if err != nil {
+		return err
+	}
+	obj, deleted, err := s.delete(ctx, q, q.info.Namespace, q.info.Name, opts)
+	if err != nil {
+		return err
+	}
+	if !deleted || returnsDeletedObject(q.res) {
+		return s.writeObject(q, http.StatusOK, obj)
+	}
+	meta := obj.GetObjectMeta()
+	writeJSON(q.w, http.StatusOK, metav1.Status{
+		TypeMeta: metav1.TypeMeta{Kind: "Status", APIVersion: "v1"},
+		Status:   metav1.StatusSuccess,
+		Details:  &metav1.StatusDetails{Name: meta.Name, Group: q.res.Group, Kind: q.res.Resource, UID: meta.UID},
+	})
+	return nil
+}
+
+// returnsDeletedObject: upstream answers a DELETE with the object for these,
+// and with a Success Status for the rest.
+func returnsDeletedObject(res *scheme.Resource) bool {
+	switch res.Resource {
+	case "pods", "services", "namespaces", "nodes", "persistentvolumes", "persistentvolumeclaims":
+		return true
+	}
+	return false
+}
+
+// handleDeleteCollection: DELETE a collection, filtered by selectors.
+func (s *Server) handleDeleteCollection(ctx context.Context, q *request) error {
+	if q.info.Subresource != "" || (q.res.Resource == "namespaces") {
+		return methodNotAllowed()
+	}
+	opts, err := parseDeleteOptions(q)
+	if err != nil {
+		return err
+	}
+	lopts, err := parseListOptions(q)
+	if err != nil {
+		return err
+	}
+	lopts.Limit, lopts.Continue = 0, ""
+	items, listMeta, err := s.list(ctx, q.res, q.info.Namespace, lopts)
+	if err != nil {
+		return err
+	}
+	var out []metav1.Object
+	for _, it := range items {
+		m := it.GetObjectMeta()
+		obj, _, err := s.delete(ctx, q, m.Namespace, m.Name, opts)
+		if err != nil {
+			var se *StatusError
+			if errors.As(err, &se) && se.Status.Code == http.StatusNotFound {
+				continue
+			}
+			return err
+		}
+		out = append(out, obj)
+	}
+	writeJSON(q.w, http.StatusOK, metav1.List{
+		TypeMeta: metav1.TypeMeta{Kind: q.res.ListKind(), APIVersion: q.res.GroupVersion()},
+		ListMeta: metav1.ListMeta{ResourceVersion: listMeta.ResourceVersion},
+		Items:    nonNilItems(out),
+	})
+	return nil
+}
+
+// writeObject writes one object as JSON, or as a one-row Table when asked.
+func (s *Server) writeObject(q *request, code int, obj metav1.Object) error {
+	setTypeMeta(q.res, obj)
+	if wantsTable(q.r) && q.info.Subresource == "" {
+		t, err := s.table(q, []metav1.Object{obj}, metav1.ListMeta{ResourceVersion: obj.GetObjectMeta().ResourceVersion}, false)
+		if err != nil {
+			return err
+		}
+		writeJSON(q.w, code, t)
+		return nil
+	}
+	writeJSON(q.w, code, obj)
+	return nil
+}
+
+func (s *Server) writeTable(q *request, items []metav1.Object, listMeta metav1.ListMeta) error {
+	t, err := s.table(q, items, listMeta, false)
+	if err != nil {
+		return err
+	}
+	writeJSON(q.w, http.StatusOK, t)
+	return nil
+}
+
+// wantsTable: the Accept header asks for meta.k8s.io Table (kubectl get's human output).
+func wantsTable(r *http.Request) bool {
+	for _, part := range strings.Split(r.Header.Get("Accept"), ",") {
+		p := mediaParams(part)
+		if p["as"] == "Table" && p["g"] == "meta.k8s.io" && (p["v"] == "v1" || p["v"] == "v1beta1") {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,344 @@
+package serializer
+
+import (
+	"bytes"
+	"encoding"
+	"encoding/json"
+	"errors"
+	"reflect"
+	"strconv"
+	"strings"
+	"sync"
+)
+
+// StrictErrors are the complaints of strict decoding: unknown and duplicate
+// fields, each already worded like upstream (`unknown field "spec.contaienrs"`).
+// The object itself decoded fine; whether they fail the request depends on
+// the fieldValidation query parameter.
+type StrictErrors []string
+
+// Error is the text upstream puts after "<Kind> in version ... cannot be
+// handled as a <Kind>: ".
+func (e StrictErrors) Error() string {
+	return "strict decoding error: " + strings.Join(e, ", ")
+}
+
+// Warnings returns one message per problem, for fieldValidation=Warn
+// (sent back as `Warning: 299 - "<message>"` headers).
+func (e StrictErrors) Warnings() []string {
+	return append([]string(nil), e...)
+}
+
+// maxStrictErrors is upstream's cap on collected strict errors.
+const maxStrictErrors = 100
+
+// DecodeStrict decodes the JSON data into the pointer into like
+// sigs.k8s.io/json's UnmarshalStrict: keys must match the json names exactly
+// (case-sensitive), unknown and duplicate keys are collected as StrictErrors
+// in document order (deduplicated, at most 100) and dropped from the object,
+// and a real decoding error (bad syntax, wrong type) is returned as error with
+// encoding/json's message, in which case the strict errors do not matter.
+//
+// Values of types with their own UnmarshalJSON (metav1.Time,
+// resource.Quantity, intstr.IntOrString, FieldsV1) are leaves: nothing inside
+// them is checked.
+func DecodeStrict(data []byte, into any) (StrictErrors, error) {
+	rv := reflect.ValueOf(into)
+	if rv.Kind() != reflect.Pointer || rv.IsNil() {
+		return nil, &json.InvalidUnmarshalError{Type: reflect.TypeOf(into)}
+	}
+	if !json.Valid(data) {
+		// Let encoding/json word the syntax error.
+		var v any
+		err := json.Unmarshal(data, &v)
+		if err == nil {
+			err = errors.New("invalid JSON")
+		}
+		return nil, err
+	}
+	w := &strictWalker{dec: json.NewDecoder(bytes.NewReader(data))}
+	w.dec.UseNumber()
+	if err := w.value(rv.Type().Elem(), true); err != nil {
+		return nil, err
+	}
+	if err := json.Unmarshal(w.out.Bytes(), into); err != nil {
+		return nil, err
+	}
+	if len(w.errs) == 0 {
+		return nil, nil
+	}
+	return w.errs, nil
+}
+
+// strictWalker reads the JSON token by token beside the Go type it decodes
+// into, writes a cleaned copy (unknown keys dropped) to out, and records the
+// strict errors with upstream's paths: keys joined by ".", indices as "[i]".
+type strictWalker struct {
+	dec   *json.Decoder
+	out   bytes.Buffer
+	stack []string
+	errs  StrictErrors
+	seen  map[string]bool
+}
+
+func (w *strictWalker) fieldError(kind, field string) {
+	path := field
+	if len(w.stack) > 0 {
+		path = strings.Join(w.stack, "") + "." + field
+	}
+	msg := kind + " " + strconv.Quote(path)
+	if len(w.errs) >= maxStrictErrors || w.seen[msg] {
+		return
+	}
+	if w.seen == nil {
+		w.seen = map[string]bool{}
+	}
+	w.seen[msg] = true
+	w.errs = append(w.errs, msg)
+}
+
+func (w *strictWalker) pushKey(key string) {
+	if len(w.stack) > 0 {
+		w.stack = append(w.stack, ".", key)
+	} else {
+		w.stack = append(w.stack, key)
+	}
+}
+
+func (w *strictWalker) pushIndex(i int) {
+	w.stack = append(w.stack, "[", strconv.Itoa(i), "]")
+}
+
+// value consumes one JSON value. t is the Go type it decodes into; nil means
+// "skip": the value is consumed without checks and, unless emit, not written.
+func (w *strictWalker) value(t reflect.Type, emit bool) error {
+	tok, err := w.dec.Token()
+	if err != nil {
+		return err
+	}
+	info := typeInfoFor(t)
+	switch tok {
+	case json.Delim('{'):
+		if emit {
+			w.out.WriteByte('{')
+		}
+		if err := w.object(info, emit); err != nil {
+			return err
+		}
+		if emit {
+			w.out.WriteByte('}')
+		}
+	case json.Delim('['):
+		if emit {
+			w.out.WriteByte('[')
+		}
+		var elem reflect.Type
+		if info != nil && (info.kind == kindList || info.kind == kindAny) {
+			elem = info.elem
+		}
+		for i := 0; w.dec.More(); i++ {
+			if emit && i > 0 {
+				w.out.WriteByte(',')
+			}
+			mark := len(w.stack)
+			if info != nil && (info.kind == kindList || info.kind == kindAny) {
+				w.pushIndex(i)
+			}
+			if err := w.value(elem, emit); err != nil {
+				return err
+			}
+			w.stack = w.stack[:mark]
+		}
+		if _, err := w.dec.Token(); err != nil { // ']'
+			return err
+		}
+		if emit {
+			w.out.WriteByte(']')
+		}
+	default:
+		if emit {
+			w.literal(tok)
+		}
+	}
+	return nil
+}
+
+// object consumes the members of an object whose '{' has been read.
+func (w *strictWalker) object(info *typeInfo, emit bool) error {
+	checked := info != nil && (info.kind == kindStruct || info.kind == kindMap || info.kind == kindAny)
+	var seen map[string]bool
+	first := true
+	for w.dec.More() {
+		tok, err := w.dec.Token()
+		if err != nil {
+			return err
+		}
+		key, _ := tok.(string)
+		var sub reflect.Type
+		known := true
+		if checked {
+			if seen == nil {
+				seen = map[string]bool{}
+			}
+			switch info.kind {
+			case kindStruct:
+				f, ok := info.fields[key]
+				if !ok {
+					w.fieldError("unknown field", key)
+					known = false
+					break
+				}
+				if seen[key] {
+					w.fieldError("duplicate field", key)
+				}
+				seen[key] = true
+				sub = f
+			default:
+				if seen[key] {
+					w.fieldError("duplicate field", key)
+				}
+				seen[key] = true
+				sub = info.elem
+			}
+		}
+		mark := len(w.stack)
+		emitValue := emit && known
+		if emitValue {
+			if !first {
+				w.out.WriteByte(',')
+			}
+			first = false
+			w.literal(key)
+			w.out.WriteByte(':')
+		}
+		if checked && known {
+			w.pushKey(key)
+		}
+		if err := w.value(sub, emitValue); err != nil {
+			return err
+		}
+		w.stack = w.stack[:mark]
+	}
+	_, err := w.dec.Token() // '}'
+	return err
+}
+
+func (w *strictWalker) literal(tok json.Token) {
+	switch v := tok.(type) {
+	case nil:
+		w.out.WriteString("null")
+	case bool:
+		w.out.WriteString(strconv.FormatBool(v))
+	case json.Number:
+		w.out.WriteString(string(v))
+	case string:
+		b, _ := json.Marshal(v)
+		w.out.Write(b)
+	}
+}
+
+type typeKind int
+
+const (
+	kindLeaf   typeKind = iota // scalars and types with their own unmarshaler
+	kindStruct                 // fields by json name
+	kindMap                    // string keys, values of elem
+	kindList                   // slices and arrays of elem
+	kindAny                    // interface{}: any JSON, duplicates still checked
+)
+
+// typeInfo is what the walker needs to know about a Go type.
+type typeInfo struct {
+	kind   typeKind
+	elem   reflect.Type
+	fields map[string]reflect.Type
+}
+
+var typeInfoCache sync.Map // reflect.Type → *typeInfo
+
+var (
+	jsonUnmarshalerType = reflect.TypeFor[json.Unmarshaler]()
+	textUnmarshalerType = reflect.TypeFor[encoding.TextUnmarshaler]()
+)
+
+func typeInfoFor(t reflect.Type) *typeInfo {
+	if t == nil {
+		return nil
+	}
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	if v, ok := typeInfoCache.Load(t); ok {
+		return v.(*typeInfo)
+	}
+	info := &typeInfo{kind: kindLeaf}
+	switch {
+	case reflect.PointerTo(t).Implements(jsonUnmarshalerType) || reflect.PointerTo(t).Implements(textUnmarshalerType):
+	case t.Kind() == reflect.Struct:
+		info.kind = kindStruct
+		info.fields = map[string]reflect.Type{}
+		collectFields(t, info.fields, 0)
+	case t.Kind() == reflect.Map:
+		info.kind = kindMap
+		info.elem = t.Elem()
+	case t.Kind() == reflect.Slice && t.Elem().Kind() != reflect.Uint8, t.Kind() == reflect.Array:
+		info.kind = kindList
+		info.elem = t.Elem()
+	case t.Kind() == reflect.Interface && t.NumMethod() == 0:
+		info.kind = kindAny
+		info.elem = t
+	}
+	typeInfoCache.Store(t, info)
+	return info
+}
+
+// collectFields adds the json names of t's fields, descending into embedded
+// structs without a json name (`json:",inline"` or no tag) like encoding/json.
+// Shallower fields win over promoted ones.
+func collectFields(t reflect.Type, fields map[string]reflect.Type, depth int) {
+	if depth > 10 {
+		return
+	}
+	type embedded struct{ t reflect.Type }
+	var inline []embedded
+	for i := 0; i < t.NumField(); i++ {
+		f := t.Field(i)
+		tag := f.Tag.Get("json")
+		if tag == "-" {
+			continue
+		}
+		name, opts, _ := strings.Cut(tag, ",")
+		ft := f.Type
+		if f.Anonymous && name == "" {
+			et := ft
+			if et.Kind() == reflect.Pointer {
+				et = et.Elem()
+			}
+			if et.Kind() == reflect.Struct {
+				inline = append(inline, embedded{et})
+				continue
+			}
+		}
+		if !f.IsExported() {
+			continue
+		}
+		if name == "" {
+			name = f.Name
+		}
+		if strings.Contains(opts, "string") {
+			ft = reflect.TypeFor[string]() // ",string" fields: a quoted scalar, a leaf
+		}
+		if _, dup := fields[name]; !dup {
+			fields[name] = ft
+		}
+	}
+	for _, e := range inline {
+		promoted := map[string]reflect.Type{}
+		collectFields(e.t, promoted, depth+1)
+		for name, ft := range promoted {
+			if _, dup := fields[name]; !dup {
+				fields[name] = ft
+			}
+		}
+	}
+}

@@ -1,0 +1,222 @@
+// Package apiserver is Kubik's kube-apiserver: the hub every component talks
+// to. A request passes through
+//
+//	authentication → routing (RequestInfo) → decoding → admission (defaulting,
+//	mutation) → validation → storage → response or watch stream
+//
+// and nothing but this package touches storage.
+package apiserver
+
+import (
+	"context"
+	"crypto/tls"
+	"crypto/x509"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"net/netip"
+	"strings"
+	"sync/atomic"
+	"time"
+
+	"kubik/ch01-apiserver/api/scheme"
+	"kubik/ch01-apiserver/storage"
+)
+
+// Version is what GET /version reports: the Kubernetes release whose behaviour
+// Kubik follows, marked as Kubik's (a valid semver, which kubectl insists on).
+var Version = VersionInfo{
+	Major: "1", Minor: "35", EmulationMajor: "1", EmulationMinor: "35",
+	MinCompatibilityMajor: "1", MinCompatibilityMinor: "34",
+	GitVersion: "v1.35.4-kubik", GitCommit: "", GitTreeState: "clean",
+	BuildDate: "2026-11-30T00:00:00Z", Compiler: "gc",
+}
+
+// Config is everything the apiserver needs; main.go fills it from flags.
+type Config struct {
+	// Storage is the only state. ch01 passes storage.NewMemory, ch02 etcd.
+	Storage storage.Interface
+	// BindAddress and SecurePort: where HTTPS is served (--bind-address, --secure-port).
+	BindAddress string
+	SecurePort  int
+	// AdvertiseAddress is the address published in the "kubernetes" Service's endpoints.
+	AdvertiseAddress string
+	// TLS: the serving certificate and the CA that signs client certificates.
+	ServingCert tls.Certificate
+	ClientCA    *x509.CertPool
+	// Authenticators tried in order after x509 client certificates (tokens come later).
+	Authenticators []Authenticator
+	// ServiceClusterIPRange is --service-cluster-ip-range (default 10.96.0.0/12).
+	ServiceClusterIPRange netip.Prefix
+	// ServiceNodePortRange is --service-node-port-range (default 30000-32767).
+	NodePortMin, NodePortMax int
+	// EnableGarbageCollection: when a garbage collector runs (ch04), deletes with
+	// propagationPolicy Orphan/Foreground add finalizers it will remove.
+	EnableGarbageCollection bool
+	// ReadyChecks are extra /readyz checks (ch02 adds etcd).
+	ReadyChecks map[string]func(context.Context) error
+	// MaxRequestBodyBytes: upstream's 3 MiB. MaxObjectBytes: etcd's 1.5 MiB value limit.
+	MaxRequestBodyBytes int64
+	MaxObjectBytes      int
+	// RequestTimeout bounds non-watch requests (--request-timeout, 60s).
+	RequestTimeout time.Duration
+	// MinRequestTimeout: watches end after a random time in [min, 2*min] (--min-request-timeout, 1800s).
+	MinRequestTimeout time.Duration
+	Logger            *slog.Logger
+}
+
+// VersionInfo is the body of GET /version.
+type VersionInfo struct {
+	Major                 string `json:"major"`
+	Minor                 string `json:"minor"`
+	EmulationMajor        string `json:"emulationMajor,omitempty"`
+	EmulationMinor        string `json:"emulationMinor,omitempty"`
+	MinCompatibilityMajor string `json:"minCompatibilityMajor,omitempty"`
+	MinCompatibilityMinor string `json:"minCompatibilityMinor,omitempty"`
+	GitVersion            string `json:"gitVersion"`
+	GitCommit             string `json:"gitCommit"`
+	GitTreeState          string `json:"gitTreeState"`
+	BuildDate             string `json:"buildDate"`
+	GoVersion             string `json:"goVersion"`
+	Compiler              string `json:"compiler"`
+	Platform              string `json:"platform"`
+}
+
+// Server is a running apiserver.
+type Server struct {
+	cfg       Config
+	log       *slog.Logger
+	handler   http.Handler
+	ready     atomic.Bool
+	ipAlloc   *ipAllocator
+	portAlloc *portAllocator
+	openapi   http.Handler
+}
+
+// New builds the server. Call Bootstrap (or Run) to create the initial objects.
+func New(cfg Config) (*Server, error) {
+	if cfg.Storage == nil {
+		return nil, errors.New("apiserver: Config.Storage is required")
+	}
+	if cfg.MaxRequestBodyBytes == 0 {
+		cfg.MaxRequestBodyBytes = 3 * 1024 * 1024
+	}
+	if cfg.MaxObjectBytes == 0 {
+		cfg.MaxObjectBytes = 1536 * 1024
+	}
+	if cfg.RequestTimeout == 0 {
+		cfg.RequestTimeout = 60 * time.Second
+	}
+	if cfg.MinRequestTimeout == 0 {
+		cfg.MinRequestTimeout = 1800 * time.Second
+	}
+	if !cfg.ServiceClusterIPRange.IsValid() {
+		cfg.ServiceClusterIPRange = netip.MustParsePrefix("10.96.0.0/12")
+	}
+	if cfg.NodePortMin == 0 {
+		cfg.NodePortMin, cfg.NodePortMax = 30000, 32767
+	}
+	if cfg.AdvertiseAddress == "" {
+		cfg.AdvertiseAddress = "127.0.0.1"
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = slog.Default()
+	}
+	s := &Server{cfg: cfg, log: cfg.Logger.With("component", "apiserver")}
+	s.ipAlloc = newIPAllocator(cfg.Storage, cfg.ServiceClusterIPRange)
+	s.portAlloc = newPortAllocator(cfg.Storage, cfg.NodePortMin, cfg.NodePortMax)
+	s.openapi = newOpenAPIHandler(scheme.Resources, Version.GitVersion)
+	s.handler = s.buildHandler()
+	return s, nil
+}
+
+// Handler is the whole HTTP handler chain (useful for tests).
+func (s *Server) Handler() http.Handler { return s.handler }
+
+// TLSConfig asks clients for a certificate but does not require one: requests
+// without one are anonymous, which only health and version endpoints accept.
+func (s *Server) TLSConfig() *tls.Config {
+	return &tls.Config{
+		Certificates: []tls.Certificate{s.cfg.ServingCert},
+		ClientAuth:   tls.VerifyClientCertIfGiven,
+		ClientCAs:    s.cfg.ClientCA,
+		MinVersion:   tls.VersionTLS12,
+		NextProtos:   []string{"h2", "http/1.1"},
+	}
+}
+
+// Listen opens the secure port.
+func (s *Server) Listen() (net.Listener, error) {
+	addr := net.JoinHostPort(s.cfg.BindAddress, fmt.Sprint(s.cfg.SecurePort))
+	return net.Listen("tcp", addr)
+}
+
+// Serve bootstraps the cluster state, then serves HTTPS on ln until ctx ends.
+func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
+	srv := &http.Server{
+		Handler:           s.handler,
+		TLSConfig:         s.TLSConfig(),
+		ReadHeaderTimeout: 30 * time.Second,
+		ErrorLog:          slog.NewLogLogger(s.log.Handler(), slog.LevelDebug),
+		BaseContext:       func(net.Listener) context.Context { return ctx },
+	}
+	errc := make(chan error, 1)
+	go func() { errc <- srv.ServeTLS(ln, "", "") }()
+	s.log.Info("serving securely", "address", ln.Addr().String())
+
+	if err := s.Bootstrap(ctx); err != nil {
+		srv.Close()
+		return fmt.Errorf("bootstrap: %w", err)
+	}
+	s.ready.Store(true)
+	s.log.Info("apiserver is ready")
+
+	select {
+	case <-ctx.Done():
+		s.ready.Store(false)
+		shutdownCtx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		srv.Shutdown(shutdownCtx)
+		return nil
+	case err := <-errc:
+		return err
+	}
+}
+
+// buildHandler assembles the filter chain, outermost first: panic recovery and
+// logging, authentication, then the router.
+func (s *Server) buildHandler() http.Handler {
+	mux := http.NewServeMux()
+	mux.HandleFunc("/healthz", s.serveHealth)
+	mux.HandleFunc("/healthz/", s.serveHealth)
+	mux.HandleFunc("/livez", s.serveHealth)
+	mux.HandleFunc("/livez/", s.serveHealth)
+	mux.HandleFunc("/readyz", s.serveReady)
+	mux.HandleFunc("/readyz/", s.serveReady)
+	mux.HandleFunc("/version", s.serveVersion)
+	mux.HandleFunc("/version/", s.serveVersion)
+	mux.Handle("/openapi/", s.openapi)
+	mux.HandleFunc("/api", s.serveAPI)
+	mux.HandleFunc("/api/", s.serveAPI)
+	mux.HandleFunc("/apis", s.serveAPI)
+	mux.HandleFunc("/apis/", s.serveAPI)
+	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
+		writeStatus(w, r, newStatus(http.StatusNotFound, "NotFound", "the server could not find the requested resource", nil))
+	})
+	return s.withRecovery(s.withAuthentication(mux))
+}
+
+// isPublicPath: what anonymous users may see (upstream's system:public-info-viewer).
+func isPublicPath(p string) bool {
+	for _, prefix := range []string{"/healthz", "/livez", "/readyz", "/version"} {
+		if p == prefix || strings.HasPrefix(p, prefix+"/") {
+			return true
+		}
+	}
+	return false
+}
+
+// Ready reports whether bootstrap has finished (what /readyz says).
+func (s *Server) Ready() bool { return s.ready.Load() }

@@ -1,0 +1,565 @@
+package apiserver
+
+import (
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"reflect"
+	"strconv"
+	"strings"
+	"time"
+
+	"kubik/ch01-apiserver/api/corev1"
+	"kubik/ch01-apiserver/api/metav1"
+	"kubik/ch01-apiserver/api/scheme"
+	"kubik/ch01-apiserver/apiserver/selection"
+	"kubik/ch01-apiserver/storage"
+)
+
+// This file is the generic registry: create, get, list, update and delete of
+// any resource over storage.Interface. Upstream:
+// k8s.io/apiserver/pkg/registry/generic/registry/store.go.
+
+// storageError maps storage failures that are not the client's fault.
+func storageError(err error) error {
+	if errors.Is(err, context.DeadlineExceeded) || errors.Is(err, storage.ErrUnavailable) {
+		return ErrTimeout(fmt.Sprintf("storage is unavailable: %v", err))
+	}
+	return ErrInternal(err)
+}
+
+// getObject reads one object (404 when missing).
+func (s *Server) getObject(ctx context.Context, res *scheme.Resource, namespace, name string) (metav1.Object, error) {
+	kv, err := s.cfg.Storage.Get(ctx, storageKey(res, namespace, name))
+	if errors.Is(err, storage.ErrNotFound) {
+		return nil, ErrNotFound(res.Group, res.Resource, res.GroupResource(), name)
+	}
+	if err != nil {
+		return nil, storageError(err)
+	}
+	return decodeFromStorage(res, kv)
+}
+
+// listOptions are the query parameters of a list or watch.
+type listOptions struct {
+	Labels               selection.LabelSelector
+	Fields               selection.FieldSelector
+	Limit                int64
+	Continue             string
+	ResourceVersion      string
+	ResourceVersionMatch string
+	TimeoutSeconds       int64
+	AllowBookmarks       bool
+	SendInitialEvents    *bool
+}
+
+func parseListOptions(q *request) (listOptions, error) {
+	v := q.r.URL.Query()
+	opts := listOptions{
+		Continue:             v.Get("continue"),
+		ResourceVersion:      v.Get("resourceVersion"),
+		ResourceVersionMatch: v.Get("resourceVersionMatch"),
+		AllowBookmarks:       v.Get("allowWatchBookmarks") == "true",
+	}
+	var err error
+	if opts.Labels, err = selection.ParseLabelSelector(v.Get("labelSelector")); err != nil {
+		return opts, ErrBadRequest(err.Error())
+	}
+	if opts.Fields, err = selection.ParseFieldSelector(v.Get("fieldSelector")); err != nil {
+		return opts, ErrBadRequest(err.Error())
+	}
+	if opts.Fields, err = selection.ConvertFieldSelector(q.res.GroupResource(), opts.Fields); err != nil {
+		return opts, ErrBadRequest(err.Error())
+	}
+	if err := selection.ValidateFieldSelector(q.res.GroupResource(), opts.Fields); err != nil {
+		return opts, ErrBadRequest(err.Error())
+	}
+	if q.info.Name != "" { // a watch of one object: /watch/namespaces/ns/pods/name
+		sel := "metadata.name=" + selection.EscapeValue(q.info.Name)
+		if !opts.Fields.Empty() {
+			sel = opts.Fields.String() + "," + sel
+		}
+		if opts.Fields, err = selection.ParseFieldSelector(sel); err != nil {
+			return opts, ErrBadRequest(err.Error())
+		}
+	}
+	if l := v.Get("limit"); l != "" {
+		if opts.Limit, err = strconv.ParseInt(l, 10, 64); err != nil || opts.Limit < 0 {
+			return opts, ErrBadRequest(fmt.Sprintf("invalid limit %q", l))
+		}
+	}
+	if t := v.Get("timeoutSeconds"); t != "" {
+		if opts.TimeoutSeconds, err = strconv.ParseInt(t, 10, 64); err != nil {
+			return opts, ErrBadRequest(fmt.Sprintf("invalid timeoutSeconds %q", t))
+		}
+	}
+	if sie := v.Get("sendInitialEvents"); sie != "" {
+		b := sie == "true"
+		opts.SendInitialEvents = &b
+	}
+	switch opts.ResourceVersionMatch {
+	case "", "NotOlderThan", "Exact":
+	default:
+		return opts, ErrBadRequest(fmt.Sprintf("unsupported resourceVersionMatch %q", opts.ResourceVersionMatch))
+	}
+	if opts.ResourceVersionMatch != "" && opts.ResourceVersion == "" {
+		return opts, invalidListOptions("resourceVersionMatch", opts.ResourceVersionMatch, "resourceVersionMatch is forbidden unless resourceVersion is provided")
+	}
+	if opts.Continue != "" && opts.ResourceVersion != "" && opts.ResourceVersion != "0" {
+		return opts, invalidListOptions("resourceVersion", opts.ResourceVersion, "specifying resource version is not allowed when using continue")
+	}
+	return opts, nil
+}
+
+func invalidListOptions(field, value, detail string) error {
+	msg := fmt.Sprintf("%s: Forbidden: %s", field, detail)
+	return ErrInvalid("meta.k8s.io", "ListOptions", "", []metav1.StatusCause{{Type: metav1.CauseTypeForbidden, Message: "Forbidden: " + detail, Field: field}}, msg)
+}
+
+// matches applies the label and field selectors to an object.
+func (o *listOptions) matches(obj metav1.Object) bool {
+	if !o.Labels.Matches(obj.GetObjectMeta().Labels) {
+		return false
+	}
+	if o.Fields.Empty() {
+		return true
+	}
+	return o.Fields.Matches(selection.SelectableFields(obj))
+}
+
+// continueToken is the opaque "continue" of a paginated list: the revision
+// the first page was read at and the last key returned, as upstream encodes it.
+type continueToken struct {
+	APIVersion      string `json:"v"`
+	ResourceVersion int64  `json:"rv"`
+	StartKey        string `json:"start"`
+}
+
+func encodeContinue(rev int64, lastKey, prefix string) string {
+	b, _ := json.Marshal(continueToken{APIVersion: "meta.k8s.io/v1", ResourceVersion: rev, StartKey: strings.TrimPrefix(lastKey, prefix) + "\x00"})
+	return base64.RawURLEncoding.EncodeToString(b)
+}
+
+func decodeContinue(token, prefix string) (rev int64, startAfter string, err error) {
+	b, err := base64.RawURLEncoding.DecodeString(token)
+	if err != nil {
+		return 0, "", fmt.Errorf("continue key is not valid: %v", err)
+	}
+	var t continueToken
+	if err := json.Unmarshal(b, &t); err != nil || t.APIVersion != "meta.k8s.io/v1" || t.ResourceVersion == 0 {
+		return 0, "", errors.New("continue key is not valid: incorrect encoded start resourceVersion (version meta.k8s.io/v1)")
+	}
+	start := strings.TrimSuffix(t.StartKey, "\x00")
+	if strings.Contains(start, "..") || strings.HasPrefix(start, "/") {
+		return 0, "", errors.New("continue key is not valid: invalid start key")
+	}
+	return t.ResourceVersion, prefix + start, nil
+}
+
+// list reads a collection: the whole prefix (or one namespace), filtered, one page at a time.
+func (s *Server) list(ctx context.Context, res *scheme.Resource, namespace string, opts listOptions) ([]metav1.Object, metav1.ListMeta, error) {
+	prefix := storagePrefix(res, namespace)
+	sopts := storage.ListOptions{}
+	if opts.Continue != "" {
+		rev, start, err := decodeContinue(opts.Continue, prefix)
+		if err != nil {
+			return nil, metav1.ListMeta{}, ErrBadRequest(err.Error())
+		}
+		sopts.Revision, sopts.StartAfter = rev, start
+	} else if opts.ResourceVersion != "" && opts.ResourceVersion != "0" {
+		rv, err := parseRV(opts.ResourceVersion)
+		if err != nil {
+			return nil, metav1.ListMeta{}, ErrBadRequest(err.Error())
+		}
+		cur, err := s.cfg.Storage.CurrentRevision(ctx)
+		if err != nil {
+			return nil, metav1.ListMeta{}, storageError(err)
+		}
+		if rv > cur {
+			return nil, metav1.ListMeta{}, ErrTimeout(fmt.Sprintf("Too large resource version: %d, current: %d", rv, cur))
+		}
+		if opts.ResourceVersionMatch == "Exact" {
+			sopts.Revision = rv
+		}
+	}
+
+	var items []metav1.Object
+	var listMeta metav1.ListMeta
+	for {
+		page := sopts
+		if opts.Limit > 0 {
+			page.Limit = opts.Limit - int64(len(items))
+		}
+		result, err := s.cfg.Storage.List(ctx, prefix, page)
+		if errors.Is(err, storage.ErrCompacted) {
+			if opts.Continue != "" {
+				return nil, metav1.ListMeta{}, ErrGone("The provided continue parameter is too old to display a consistent list result. You can start a new list without the continue parameter, or use the continue token in this response to retrieve the remainder of the results. Continuing with the provided token results in an inconsistent list - objects that were created, modified, or deleted between the time the first chunk was returned and now may show up in the list.")
+			}
+			return nil, metav1.ListMeta{}, ErrGone(fmt.Sprintf("too old resource version: %d", sopts.Revision))
+		}
+		if err != nil {
+			return nil, metav1.ListMeta{}, storageError(err)
+		}
+		sopts.Revision = result.Revision
+		for _, kv := range result.KVs {
+			obj, err := decodeFromStorage(res, kv)
+			if err != nil {
+				return nil, metav1.ListMeta{}, ErrInternal(err)
+			}
+			if opts.matches(obj) {
+				items = append(items, obj)
+			}
+		}
+		listMeta.ResourceVersion = strconv.FormatInt(result.Revision, 10)
+		if !result.More {
+			return items, listMeta, nil
+		}
+		last := result.KVs[len(result.KVs)-1].Key
+		if opts.Limit > 0 && int64(len(items)) >= opts.Limit {
+			listMeta.Continue = encodeContinue(result.Revision, last, prefix)
+			if opts.Labels.Empty() && opts.Fields.Empty() {
+				n := result.Remaining
+				listMeta.RemainingItemCount = &n
+			}
+			return items, listMeta, nil
+		}
+		sopts.StartAfter = last // a filtered page came back short: read on
+	}
+}
+
+// create runs a new object through admission and validation and stores it.
+func (s *Server) create(ctx context.Context, q *request, obj metav1.Object) (metav1.Object, error) {
+	res := q.res
+	meta := obj.GetObjectMeta()
+	if err := checkNamespace(q, meta); err != nil {
+		return nil, err
+	}
+	if meta.Name == "" && meta.GenerateName != "" {
+		meta.Name = generateName(meta.GenerateName)
+	}
+	if err := s.admit(ctx, q, obj, nil); err != nil {
+		return nil, err
+	}
+	prepareForCreate(res, obj)
+	if err := s.validate(res, obj, nil); err != nil {
+		return nil, err
+	}
+	if err := s.allocate(ctx, res, obj, nil, q.dryRun()); err != nil {
+		return nil, err
+	}
+	s.recordManagedFields(q, nil, obj, "Update")
+	data, err := encodeForStorage(res, obj)
+	if err != nil {
+		return nil, ErrInternal(err)
+	}
+	if len(data) > s.cfg.MaxObjectBytes {
+		s.release(ctx, res, obj, nil)
+		return nil, ErrRequestEntityTooLarge(fmt.Sprintf("limit is %d", s.cfg.MaxObjectBytes))
+	}
+	if q.dryRun() {
+		return obj, nil
+	}
+	rev, err := s.cfg.Storage.Create(ctx, storageKey(res, meta.Namespace, meta.Name), data)
+	if err != nil {
+		s.release(ctx, res, obj, nil)
+		if errors.Is(err, storage.ErrKeyExists) {
+			return nil, ErrAlreadyExists(res.Group, res.Resource, res.GroupResource(), meta.Name)
+		}
+		return nil, storageError(err)
+	}
+	meta.ResourceVersion = strconv.FormatInt(rev, 10)
+	s.log.Debug("created", "resource", res.GroupResource(), "namespace", meta.Namespace, "name", meta.Name, "rv", rev)
+	return obj, nil
+}
+
+// update is upstream's GuaranteedUpdate: read, let tryUpdate build the new
+// object from the current one, and write it back if nobody wrote in between.
+// An update without a resourceVersion is retried on a conflict; one with a
+// stale resourceVersion is refused with 409 Conflict.
+func (s *Server) update(ctx context.Context, q *request, name, subresource string,
+	tryUpdate func(old metav1.Object) (metav1.Object, error), createOnMissing bool) (metav1.Object, bool, error) {
+	res := q.res
+	namespace := q.info.Namespace
+	key := storageKey(res, namespace, name)
+	for attempt := 0; ; attempt++ {
+		kv, err := s.cfg.Storage.Get(ctx, key)
+		if errors.Is(err, storage.ErrNotFound) {
+			if createOnMissing && subresource == "" {
+				obj, err := tryUpdate(nil)
+				if err != nil {
+					return nil, false, err
+				}
+				obj.GetObjectMeta().ResourceVersion = ""
+				created, err := s.create(ctx, q, obj)
+				return created, true, err
+			}
+			return nil, false, ErrNotFound(res.Group, res.Resource, res.GroupResource(), name)
+		}
+		if err != nil {
+			return nil, false, storageError(err)
+		}
+		old, err := decodeFromStorage(res, kv)
+		if err != nil {
+			return nil, false, ErrInternal(err)
+		}
+		obj, err := tryUpdate(deepCopy(res, old))
+		if err != nil {
+			return nil, false, err
+		}
+		meta := obj.GetObjectMeta()
+		conditional := meta.ResourceVersion != ""
+		if conditional && meta.ResourceVersion != old.GetObjectMeta().ResourceVersion {
+			return nil, false, ErrConflict(res.Group, res.Resource, res.GroupResource(), name, errObjectModified)
+		}
+		if meta.UID != "" && meta.UID != old.GetObjectMeta().UID {
+			return nil, false, ErrConflict(res.Group, res.Resource, res.GroupResource(), name,
+				fmt.Errorf("Precondition failed: UID in precondition: %v, UID in object meta: %v", meta.UID, old.GetObjectMeta().UID))
+		}
+		meta.ResourceVersion = old.GetObjectMeta().ResourceVersion // precondition checked above
+		prepareForUpdate(res, obj, old, subresource)
+		if err := s.admit(ctx, q, obj, old); err != nil {
+			return nil, false, err
+		}
+		if subresource != "binding" { // a binding is checked by handleBinding, not as a pod update
+			if err := s.validate(res, obj, old); err != nil {
+				return nil, false, err
+			}
+		}
+		if err := s.allocate(ctx, res, obj, old, q.dryRun()); err != nil {
+			return nil, false, err
+		}
+		s.recordManagedFields(q, old, obj, "Update")
+
+		// The last finalizer removed from an object being deleted: delete it now.
+		if old.GetObjectMeta().DeletionTimestamp != nil && len(meta.Finalizers) == 0 && deletionDue(res, obj) {
+			if q.dryRun() {
+				return obj, false, nil
+			}
+			if _, _, err := s.cfg.Storage.Delete(ctx, key, kv.ModRevision); err != nil {
+				if errors.Is(err, storage.ErrConflict) && !conditional && attempt < 10 {
+					continue
+				}
+				return nil, false, conflictOrStorage(res, name, err)
+			}
+			s.release(ctx, res, old, nil)
+			return obj, false, nil
+		}
+
+		data, err := encodeForStorage(res, obj)
+		if err != nil {
+			return nil, false, ErrInternal(err)
+		}
+		if len(data) > s.cfg.MaxObjectBytes {
+			return nil, false, ErrRequestEntityTooLarge(fmt.Sprintf("limit is %d", s.cfg.MaxObjectBytes))
+		}
+		if oldData, _ := encodeForStorage(res, old); string(oldData) == string(data) {
+			return old, false, nil // nothing changed: no write, same resourceVersion (as upstream)
+		}
+		if q.dryRun() {
+			return obj, false, nil
+		}
+		rev, err := s.cfg.Storage.Update(ctx, key, data, kv.ModRevision)
+		if err != nil {
+			if errors.Is(err, storage.ErrConflict) && !conditional && attempt < 10 {
+				continue // someone wrote in between; an unconditional update retries
+			}
+			if errors.Is(err, storage.ErrNotFound) && attempt < 10 {
+				continue
+			}
+			return nil, false, conflictOrStorage(res, name, err)
+		}
+		s.release(ctx, res, old, obj)
+		meta.ResourceVersion = strconv.FormatInt(rev, 10)
+		return obj, false, nil
+	}
+}
+
+func conflictOrStorage(res *scheme.Resource, name string, err error) error {
+	if errors.Is(err, storage.ErrConflict) {
+		return ErrConflict(res.Group, res.Resource, res.GroupResource(), name, errObjectModified)
+	}
+	if errors.Is(err, storage.ErrNotFound) {
+		return ErrNotFound(res.Group, res.Resource, res.GroupResource(), name)
+	}
+	return storageError(err)
+}
+
+// deletionDue: an object whose deletionTimestamp is set and whose finalizers
+// are gone is removed — except a pod still in its grace period (its kubelet
+// finishes that delete) and a namespace whose spec.finalizers remain.
+func deletionDue(res *scheme.Resource, obj metav1.Object) bool {
+	switch o := obj.(type) {
+	case *corev1.Pod:
+		g := o.DeletionGracePeriodSeconds
+		return g == nil || *g == 0
+	case *corev1.Namespace:
+		return len(o.Spec.Finalizers) == 0
+	}
+	return true
+}
+
+// delete removes an object, or starts its graceful deletion: it returns the
+// object and whether it is gone from storage.
+func (s *Server) delete(ctx context.Context, q *request, namespace, name string, opts *metav1.DeleteOptions) (metav1.Object, bool, error) {
+	res := q.res
+	key := storageKey(res, namespace, name)
+	if err := s.admitDelete(ctx, q, namespace, name); err != nil {
+		return nil, false, err
+	}
+	for attempt := 0; ; attempt++ {
+		kv, err := s.cfg.Storage.Get(ctx, key)
+		if errors.Is(err, storage.ErrNotFound) {
+			return nil, false, ErrNotFound(res.Group, res.Resource, res.GroupResource(), name)
+		}
+		if err != nil {
+			return nil, false, storageError(err)
+		}
+		obj, err := decodeFromStorage(res, kv)
+		if err != nil {
+			return nil, false, ErrInternal(err)
+		}
+		meta := obj.GetObjectMeta()
+		if p := opts.Preconditions; p != nil {
+			if p.UID != nil && *p.UID != meta.UID {
+				return nil, false, ErrConflict(res.Group, res.Resource, res.GroupResource(), name,
+					fmt.Errorf("Precondition failed: UID in precondition: %v, UID in object meta: %v", *p.UID, meta.UID))
+			}
+			if p.ResourceVersion != nil && *p.ResourceVersion != meta.ResourceVersion {
+				return nil, false, ErrConflict(res.Group, res.Resource, res.GroupResource(), name,
+					fmt.Errorf("Precondition failed: ResourceVersion in precondition: %v, ResourceVersion in object meta: %v", *p.ResourceVersion, meta.ResourceVersion))
+			}
+		}
+
+		grace := gracePeriod(res, obj, opts)
+		pending := s.deletionFinalizers(res, obj, opts)
+		// A namespace with spec.finalizers stays (phase Terminating) until the
+		// namespace controller has emptied it and removed them.
+		nsHeld := false
+		if ns, ok := obj.(*corev1.Namespace); ok && len(ns.Spec.Finalizers) > 0 {
+			nsHeld = true
+		}
+		if grace > 0 || len(pending) > 0 || nsHeld {
+			// Graceful deletion: mark the object and let its owner (kubelet,
+			// garbage collector, namespace controller) finish the job.
+			updated := deepCopy(res, obj)
+			um := updated.GetObjectMeta()
+			now := metav1.Now()
+			if um.DeletionTimestamp == nil {
+				ts := metav1.NewTime(now.Add(time.Duration(grace) * time.Second))
+				um.DeletionTimestamp = &ts
+				um.DeletionGracePeriodSeconds = &grace
+			} else if um.DeletionGracePeriodSeconds != nil && grace < *um.DeletionGracePeriodSeconds {
+				ts := metav1.NewTime(now.Add(time.Duration(grace) * time.Second))
+				um.DeletionTimestamp = &ts
+				um.DeletionGracePeriodSeconds = &grace
+			}
+			um.Finalizers = pending
+			if ns, ok := updated.(*corev1.Namespace); ok {
+				ns.Status.Phase = corev1.NamespaceTerminating
+			}
+			{
+				if q.dryRun() {
+					return updated, false, nil
+				}
+				data, err := encodeForStorage(res, updated)
+				if err != nil {
+					return nil, false, ErrInternal(err)
+				}
+				if oldData, _ := encodeForStorage(res, obj); string(oldData) == string(data) {
+					return obj, false, nil
+				}
+				rev, err := s.cfg.Storage.Update(ctx, key, data, kv.ModRevision)
+				if errors.Is(err, storage.ErrConflict) && attempt < 10 {
+					continue
+				}
+				if err != nil {
+					return nil, false, conflictOrStorage(res, name, err)
+				}
+				um.ResourceVersion = strconv.FormatInt(rev, 10)
+				s.log.Debug("deletion started", "resource", res.GroupResource(), "namespace", namespace, "name", name, "grace", grace, "finalizers", pending)
+				return updated, false, nil
+			}
+		}
+		if q.dryRun() {
+			return obj, true, nil
+		}
+		if _, _, err := s.cfg.Storage.Delete(ctx, key, kv.ModRevision); err != nil {
+			if errors.Is(err, storage.ErrConflict) && attempt < 10 {
+				continue
+			}
+			return nil, false, conflictOrStorage(res, name, err)
+		}
+		s.release(ctx, res, obj, nil)
+		s.log.Debug("deleted", "resource", res.GroupResource(), "namespace", namespace, "name", name)
+		return obj, true, nil
+	}
+}
+
+// gracePeriod is how long a deleted object lingers. Only pods bound to a node
+// have one: their kubelet must stop the containers first. An unscheduled or
+// finished pod goes at once, as upstream.
+func gracePeriod(res *scheme.Resource, obj metav1.Object, opts *metav1.DeleteOptions) int64 {
+	pod, ok := obj.(*corev1.Pod)
+	if !ok {
+		return 0
+	}
+	if pod.Spec.NodeName == "" || pod.Status.Phase == corev1.PodSucceeded || pod.Status.Phase == corev1.PodFailed {
+		return 0
+	}
+	if opts.GracePeriodSeconds != nil {
+		return *opts.GracePeriodSeconds
+	}
+	if pod.Spec.TerminationGracePeriodSeconds != nil {
+		return *pod.Spec.TerminationGracePeriodSeconds
+	}
+	return 30
+}
+
+// deletionFinalizers returns the finalizers an object keeps while it is being
+// deleted: its own, plus the garbage collector's orphan/foregroundDeletion when
+// one runs.
+func (s *Server) deletionFinalizers(res *scheme.Resource, obj metav1.Object, opts *metav1.DeleteOptions) []string {
+	fin := append([]string(nil), obj.GetObjectMeta().Finalizers...)
+	if s.cfg.EnableGarbageCollection {
+		policy := ""
+		if opts.PropagationPolicy != nil {
+			policy = *opts.PropagationPolicy
+		} else if opts.OrphanDependents != nil && *opts.OrphanDependents {
+			policy = metav1.DeletePropagationOrphan
+		}
+		switch policy {
+		case metav1.DeletePropagationOrphan:
+			fin = appendIfMissing(removeString(fin, metav1.FinalizerDeleteDependents), metav1.FinalizerOrphanDependents)
+		case metav1.DeletePropagationForeground:
+			fin = appendIfMissing(removeString(fin, metav1.FinalizerOrphanDependents), metav1.FinalizerDeleteDependents)
+		}
+	}
+	return fin
+}
+
+func removeString(list []string, v string) []string {
+	out := list[:0:0]
+	for _, x := range list {
+		if x != v {
+			out = append(out, x)
+		}
+	}
+	return out
+}
+
+// sameSpec compares the Spec field of two objects (generation bumps on spec changes).
+func sameSpec(a, b metav1.Object) bool {
+	av := reflect.ValueOf(a).Elem().FieldByName("Spec")
+	bv := reflect.ValueOf(b).Elem().FieldByName("Spec")
+	if !av.IsValid() || !bv.IsValid() {
+		return true
+	}
+	ab, _ := json.Marshal(av.Interface())
+	bb, _ := json.Marshal(bv.Interface())
+	return string(ab) == string(bb)
+}
+
+var _ = http.StatusOK

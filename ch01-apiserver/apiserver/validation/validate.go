@@ -1,0 +1,121 @@
+package validation
+
+import (
+	"kubik/ch01-apiserver/api/appsv1"
+	"kubik/ch01-apiserver/api/batchv1"
+	"kubik/ch01-apiserver/api/coordinationv1"
+	"kubik/ch01-apiserver/api/corev1"
+	"kubik/ch01-apiserver/api/discoveryv1"
+	"kubik/ch01-apiserver/api/metav1"
+	"kubik/ch01-apiserver/api/schedulingv1"
+	"kubik/ch01-apiserver/apiserver/validation/field"
+)
+
+// Validate checks obj before it is stored. old is nil on create and the
+// stored object on update (it must be of the same kind). Kinds without rules
+// of their own get the generic metadata checks. Call it after defaulting.
+func Validate(obj, old metav1.Object) field.ErrorList {
+	if old == nil {
+		return validateCreate(obj)
+	}
+	meta := ValidateObjectMetaUpdate(obj.GetObjectMeta(), old.GetObjectMeta(), field.NewPath("metadata"))
+	switch o := obj.(type) {
+	case *corev1.Pod:
+		return validatePodUpdate(o, old.(*corev1.Pod))
+	case *corev1.Service:
+		return validateServiceUpdate(o, old.(*corev1.Service))
+	case *corev1.ConfigMap:
+		return validateConfigMapUpdate(o, old.(*corev1.ConfigMap))
+	case *corev1.Secret:
+		return validateSecretUpdate(o, old.(*corev1.Secret))
+	case *appsv1.Deployment:
+		o2 := old.(*appsv1.Deployment)
+		meta = append(meta, validateDeployment(o)...)
+		return append(meta, ValidateImmutableField(o.Spec.Selector, o2.Spec.Selector, field.NewPath("spec", "selector"))...)
+	case *appsv1.ReplicaSet:
+		o2 := old.(*appsv1.ReplicaSet)
+		meta = append(meta, validateReplicaSet(o)...)
+		return append(meta, ValidateImmutableField(o.Spec.Selector, o2.Spec.Selector, field.NewPath("spec", "selector"))...)
+	case *appsv1.DaemonSet:
+		o2 := old.(*appsv1.DaemonSet)
+		meta = append(meta, validateDaemonSet(o)...)
+		return append(meta, ValidateImmutableField(o.Spec.Selector, o2.Spec.Selector, field.NewPath("spec", "selector"))...)
+	case *appsv1.StatefulSet:
+		meta = append(meta, validateStatefulSet(o)...)
+		return append(meta, validateStatefulSetUpdate(o, old.(*appsv1.StatefulSet))...)
+	case *batchv1.Job:
+		meta = append(meta, validateJob(o)...)
+		return append(meta, validateJobUpdate(o, old.(*batchv1.Job))...)
+	case *schedulingv1.PriorityClass:
+		meta = append(meta, validatePriorityClass(o)...)
+		return append(meta, validatePriorityClassUpdate(o, old.(*schedulingv1.PriorityClass))...)
+	case *discoveryv1.EndpointSlice:
+		meta = append(meta, validateEndpointSlice(o)...)
+		return append(meta, ValidateImmutableField(o.AddressType, old.(*discoveryv1.EndpointSlice).AddressType, field.NewPath("addressType"))...)
+	}
+	// The other kinds validate the new object as on create, without the
+	// metadata part already checked above.
+	return append(meta, withoutMetadata(validateCreate(obj))...)
+}
+
+func withoutMetadata(errs field.ErrorList) field.ErrorList {
+	var out field.ErrorList
+	for _, e := range errs {
+		if len(e.Field) >= 8 && e.Field[:8] == "metadata" {
+			continue
+		}
+		out = append(out, e)
+	}
+	return out
+}
+
+func validateCreate(obj metav1.Object) field.ErrorList {
+	switch o := obj.(type) {
+	case *corev1.Pod:
+		return validatePod(o)
+	case *corev1.Service:
+		return validateService(o)
+	case *corev1.ConfigMap:
+		return validateConfigMap(o)
+	case *corev1.Secret:
+		return validateSecret(o)
+	case *corev1.Namespace:
+		return validateNamespace(o)
+	case *corev1.Node:
+		return validateNode(o)
+	case *corev1.Endpoints:
+		return validateEndpoints(o)
+	case *corev1.ServiceAccount:
+		return validateServiceAccount(o)
+	case *corev1.PersistentVolume:
+		return validatePersistentVolume(o)
+	case *corev1.PersistentVolumeClaim:
+		return validatePersistentVolumeClaim(o)
+	case *corev1.Event:
+		return validateEvent(o)
+	case *corev1.PodTemplate:
+		errs := ValidateObjectMeta(&o.ObjectMeta, true, NameIsDNSSubdomain, field.NewPath("metadata"))
+		return append(errs, ValidatePodTemplateSpec(&o.Template, field.NewPath("template"))...)
+	case *appsv1.Deployment:
+		return validateDeployment(o)
+	case *appsv1.ReplicaSet:
+		return validateReplicaSet(o)
+	case *appsv1.DaemonSet:
+		return validateDaemonSet(o)
+	case *appsv1.StatefulSet:
+		return validateStatefulSet(o)
+	case *batchv1.Job:
+		return validateJob(o)
+	case *batchv1.CronJob:
+		return validateCronJob(o)
+	case *coordinationv1.Lease:
+		return validateLease(o)
+	case *discoveryv1.EndpointSlice:
+		return validateEndpointSlice(o)
+	case *schedulingv1.PriorityClass:
+		return validatePriorityClass(o)
+	}
+	// Unknown kinds: generic metadata only; the caller knows the scope.
+	m := obj.GetObjectMeta()
+	return ValidateObjectMeta(m, m.Namespace != "", NameIsDNSSubdomain, field.NewPath("metadata"))
+}

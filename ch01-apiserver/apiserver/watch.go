@@ -1,0 +1,237 @@
+package apiserver
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"net/http"
+	"strconv"
+	"time"
+
+	"kubik/ch01-apiserver/api/metav1"
+	"kubik/ch01-apiserver/apiserver/printers"
+	"kubik/ch01-apiserver/storage"
+)
+
+// Watch: `GET ...?watch=true` keeps the response open and writes one JSON
+// WatchEvent per line — ADDED, MODIFIED, DELETED, BOOKMARK or ERROR — as
+// objects change. This is how every controller, the scheduler and the kubelet
+// learn about changes without polling, and what `kubectl get -w` prints.
+//
+// resourceVersion says where to start:
+//   - unset or "0": first an ADDED event for every existing object, then changes;
+//   - N: every change after revision N (410 Gone, as an ERROR event, when
+//     storage no longer has that history).
+
+// bookmarkInterval: how often a watch that allows bookmarks gets one.
+var bookmarkInterval = time.Minute
+
+type watchEncoder struct {
+	q         *request
+	s         *Server
+	w         http.ResponseWriter
+	flusher   http.Flusher
+	table     bool
+	sentTable bool
+}
+
+func (e *watchEncoder) send(eventType string, obj any) error {
+	var raw []byte
+	var err error
+	if mo, ok := obj.(metav1.Object); ok && e.table && eventType != metav1.Bookmark {
+		t, terr := e.s.table(e.q, []metav1.Object{mo}, metav1.ListMeta{ResourceVersion: mo.GetObjectMeta().ResourceVersion}, e.sentTable)
+		if terr != nil {
+			return terr
+		}
+		e.sentTable = true
+		raw, err = json.Marshal(t)
+	} else {
+		raw, err = json.Marshal(obj)
+	}
+	if err != nil {
+		return err
+	}
+	line, err := json.Marshal(metav1.WatchEvent{Type: eventType, Object: raw})
+	if err != nil {
+		return err
+	}
+	if _, err := e.w.Write(append(line, '\n')); err != nil {
+		return err
+	}
+	e.flusher.Flush()
+	return nil
+}
+
+// bookmark is an object of the watched kind carrying only a resourceVersion.
+func (e *watchEncoder) bookmark(rv int64, initialEventsEnd bool) error {
+	b := e.q.res.New()
+	setTypeMeta(e.q.res, b)
+	m := b.GetObjectMeta()
+	m.ResourceVersion = strconv.FormatInt(rv, 10)
+	if initialEventsEnd {
+		m.Annotations = map[string]string{metav1.InitialEventsAnnotationKey: "true"}
+	}
+	return e.send(metav1.Bookmark, b)
+}
+
+func (s *Server) serveWatch(q *request) {
+	opts, err := parseListOptions(q)
+	if err != nil {
+		writeStatus(q.w, q.r, err)
+		return
+	}
+	flusher, ok := q.w.(http.Flusher)
+	if !ok {
+		writeStatus(q.w, q.r, ErrInternal(errors.New("streaming unsupported")))
+		return
+	}
+	timeout := time.Duration(opts.TimeoutSeconds) * time.Second
+	if timeout <= 0 {
+		timeout = s.cfg.MinRequestTimeout + time.Duration(rand.Int64N(int64(s.cfg.MinRequestTimeout)))
+	}
+	ctx, cancel := context.WithTimeout(q.r.Context(), timeout)
+	defer cancel()
+
+	res := q.res
+	prefix := storagePrefix(res, q.info.Namespace)
+	var startRev int64
+	var initial []metav1.Object
+	sendInitial := opts.ResourceVersion == "" || opts.ResourceVersion == "0"
+	if opts.SendInitialEvents != nil {
+		sendInitial = *opts.SendInitialEvents
+	}
+	if sendInitial {
+		lo := opts
+		lo.Limit, lo.Continue = 0, ""
+		if lo.ResourceVersion == "0" {
+			lo.ResourceVersion = ""
+		}
+		lo.ResourceVersionMatch = ""
+		items, lm, err := s.list(ctx, res, q.info.Namespace, lo)
+		if err != nil {
+			writeStatus(q.w, q.r, err)
+			return
+		}
+		initial = items
+		startRev, _ = strconv.ParseInt(lm.ResourceVersion, 10, 64)
+	} else {
+		if startRev, err = parseRV(opts.ResourceVersion); err != nil {
+			writeStatus(q.w, q.r, ErrBadRequest(err.Error()))
+			return
+		}
+	}
+	events, err := s.cfg.Storage.Watch(ctx, prefix, startRev)
+
+	q.w.Header().Set("Content-Type", "application/json")
+	q.w.Header().Set("Cache-Control", "no-cache, private")
+	q.w.Header().Set("Transfer-Encoding", "chunked")
+	q.w.WriteHeader(http.StatusOK)
+	enc := &watchEncoder{q: q, s: s, w: q.w, flusher: flusher, table: wantsTable(q.r)}
+	flusher.Flush()
+
+	if err != nil {
+		cur, _ := s.cfg.Storage.CurrentRevision(ctx)
+		var st *StatusError
+		if errors.Is(err, storage.ErrCompacted) {
+			st = ErrGone(fmt.Sprintf("too old resource version: %d (%d)", startRev, cur))
+		} else if errors.Is(err, storage.ErrFutureRevision) {
+			st = ErrTimeout(fmt.Sprintf("Too large resource version: %d, current: %d", startRev, cur))
+		} else {
+			st = asStatus(storageError(err))
+		}
+		enc.send(metav1.Error, st.Status)
+		return
+	}
+	for _, obj := range initial {
+		if enc.send(metav1.Added, obj) != nil {
+			return
+		}
+	}
+	if opts.SendInitialEvents != nil && *opts.SendInitialEvents && opts.AllowBookmarks {
+		if enc.bookmark(startRev, true) != nil {
+			return
+		}
+	}
+
+	var ticks <-chan time.Time
+	if opts.AllowBookmarks {
+		t := time.NewTicker(bookmarkInterval)
+		defer t.Stop()
+		ticks = t.C
+	}
+	lastRev := startRev
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-ticks:
+			if enc.bookmark(lastRev, false) != nil {
+				return
+			}
+		case ev, ok := <-events:
+			if !ok {
+				return
+			}
+			lastRev = ev.KV.ModRevision
+			eventType, obj, err := s.convertEvent(q, &opts, ev)
+			if err != nil {
+				enc.send(metav1.Error, asStatus(err).Status)
+				return
+			}
+			if eventType == "" {
+				continue
+			}
+			if enc.send(eventType, obj) != nil {
+				return
+			}
+		}
+	}
+}
+
+// convertEvent turns a storage event into a watch event for this watcher's
+// selectors: an object that starts matching is ADDED, one that stops matching
+// is DELETED (with its previous content at the new resourceVersion) — as
+// upstream's cacher does. "" means: not for this watcher.
+func (s *Server) convertEvent(q *request, opts *listOptions, ev storage.Event) (string, metav1.Object, error) {
+	res := q.res
+	var cur, prev metav1.Object
+	var err error
+	if ev.Type == storage.EventPut {
+		if cur, err = decodeFromStorage(res, ev.KV); err != nil {
+			return "", nil, err
+		}
+	}
+	if ev.Prev != nil {
+		if prev, err = decodeFromStorage(res, *ev.Prev); err != nil {
+			return "", nil, err
+		}
+	}
+	curPasses := cur != nil && opts.matches(cur)
+	prevPasses := prev != nil && opts.matches(prev)
+	switch {
+	case curPasses && !prevPasses:
+		return metav1.Added, cur, nil
+	case curPasses && prevPasses:
+		return metav1.Modified, cur, nil
+	case !curPasses && prevPasses:
+		prev.GetObjectMeta().ResourceVersion = strconv.FormatInt(ev.KV.ModRevision, 10)
+		return metav1.Deleted, prev, nil
+	}
+	return "", nil, nil
+}
+
+// table renders objects as the Table kubectl get prints.
+func (s *Server) table(q *request, objs []metav1.Object, listMeta metav1.ListMeta, noHeaders bool) (*metav1.Table, error) {
+	for _, o := range objs {
+		setTypeMeta(q.res, o)
+	}
+	include := q.query("includeObject")
+	t, err := printers.TableForList(q.res.New(), objs, listMeta, printers.Options{IncludeObject: include, NoHeaders: noHeaders})
+	if err != nil {
+		return nil, ErrInternal(err)
+	}
+	t.TypeMeta = metav1.TypeMeta{Kind: "Table", APIVersion: "meta.k8s.io/v1"}
+	return t, nil
+}

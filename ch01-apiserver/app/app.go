@@ -1,0 +1,193 @@
+// Package app turns command-line flags into a running apiserver: the PKI in
+// --data-dir, the admin kubeconfig, logging, and the HTTPS server. Upstream:
+// cmd/kube-apiserver/app. Every chapter's main.go starts the apiserver
+// through it and only chooses the storage (memory in ch01, etcd from ch02).
+package app
+
+import (
+	"context"
+	"crypto/tls"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/netip"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"kubik/ch01-apiserver/apiserver"
+	"kubik/ch01-apiserver/pki"
+	"kubik/ch01-apiserver/storage"
+)
+
+// Options are the apiserver's flags, with upstream's names.
+type Options struct {
+	DataDir               string
+	BindAddress           string
+	SecurePort            int
+	AdvertiseAddress      string
+	ServiceClusterIPRange string
+	ServiceNodePortRange  string
+	RequestTimeout        time.Duration
+	MinRequestTimeout     int
+	LogLevel              string
+}
+
+// AddFlags registers the flags on fs with their defaults.
+func (o *Options) AddFlags(fs *flag.FlagSet) {
+	fs.StringVar(&o.DataDir, "data-dir", ".kubik", "directory for the PKI, state, logs and admin.kubeconfig")
+	fs.StringVar(&o.BindAddress, "bind-address", "127.0.0.1", "address to serve HTTPS on")
+	fs.IntVar(&o.SecurePort, "secure-port", 6443, "port to serve HTTPS on (0: pick a free one)")
+	fs.StringVar(&o.AdvertiseAddress, "advertise-address", "", "address published in the kubernetes Service's endpoints (default: the bind address, or 127.0.0.1)")
+	fs.StringVar(&o.ServiceClusterIPRange, "service-cluster-ip-range", "10.96.0.0/12", "CIDR Service ClusterIPs are allocated from")
+	fs.StringVar(&o.ServiceNodePortRange, "service-node-port-range", "30000-32767", "port range for NodePort Services")
+	fs.DurationVar(&o.RequestTimeout, "request-timeout", 60*time.Second, "longest time a non-watch request may take")
+	fs.IntVar(&o.MinRequestTimeout, "min-request-timeout", 1800, "a watch ends after a random time between this many seconds and twice as many")
+	fs.StringVar(&o.LogLevel, "log-level", "info", "debug, info, warn or error")
+}
+
+// Logger writes one line per event to stderr and to DIR/logs/<name>.log.
+func (o *Options) Logger(name string) (*slog.Logger, io.Closer, error) {
+	dir := filepath.Join(o.DataDir, "logs")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, nil, err
+	}
+	f, err := os.OpenFile(filepath.Join(dir, name+".log"), os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644)
+	if err != nil {
+		return nil, nil, err
+	}
+	var level slog.Level
+	if err := level.UnmarshalText([]byte(o.LogLevel)); err != nil {
+		return nil, nil, fmt.Errorf("--log-level: %w", err)
+	}
+	h := slog.NewTextHandler(io.MultiWriter(os.Stderr, f), &slog.HandlerOptions{Level: level})
+	return slog.New(h), f, nil
+}
+
+// Cluster is what a running apiserver tells the rest of the program.
+type Cluster struct {
+	Server          *apiserver.Server
+	URL             string // https://127.0.0.1:6443
+	CA              *pki.CA
+	AdminKubeconfig string
+}
+
+// Start prepares the PKI and the admin kubeconfig, opens the port and starts
+// serving on store in the background. It returns once the apiserver is ready
+// (GET /readyz answers ok); errc reports when it stops.
+func Start(ctx context.Context, o *Options, store storage.Interface, log *slog.Logger, readyChecks map[string]func(context.Context) error) (*Cluster, <-chan error, error) {
+	if err := os.MkdirAll(o.DataDir, 0o755); err != nil {
+		return nil, nil, err
+	}
+	cidr, err := netip.ParsePrefix(o.ServiceClusterIPRange)
+	if err != nil {
+		return nil, nil, fmt.Errorf("--service-cluster-ip-range: %w", err)
+	}
+	lo, hi, err := parsePortRange(o.ServiceNodePortRange)
+	if err != nil {
+		return nil, nil, fmt.Errorf("--service-node-port-range: %w", err)
+	}
+	ca, err := pki.EnsureCA(o.DataDir)
+	if err != nil {
+		return nil, nil, fmt.Errorf("cluster CA: %w", err)
+	}
+	hosts := []string{o.BindAddress}
+	if o.AdvertiseAddress != "" {
+		hosts = append(hosts, o.AdvertiseAddress)
+	}
+	hosts = append(hosts, cidr.Addr().Next().String())
+	certFile, keyFile, err := ca.EnsureServingCert(o.DataDir, hosts)
+	if err != nil {
+		return nil, nil, fmt.Errorf("serving certificate: %w", err)
+	}
+	cert, err := tls.LoadX509KeyPair(certFile, keyFile)
+	if err != nil {
+		return nil, nil, err
+	}
+	advertise := o.AdvertiseAddress
+	if advertise == "" {
+		advertise = o.BindAddress
+		if ip, err := netip.ParseAddr(advertise); err != nil || ip.IsUnspecified() {
+			advertise = "127.0.0.1"
+		}
+	}
+
+	ln, err := net.Listen("tcp", net.JoinHostPort(o.BindAddress, strconv.Itoa(o.SecurePort)))
+	if err != nil {
+		return nil, nil, fmt.Errorf("--secure-port: %w", err)
+	}
+	port := ln.Addr().(*net.TCPAddr).Port
+	srv, err := apiserver.New(apiserver.Config{
+		Storage: store, BindAddress: o.BindAddress, SecurePort: port, AdvertiseAddress: advertise,
+		ServingCert: cert, ClientCA: ca.CertPool(), ServiceClusterIPRange: cidr, NodePortMin: lo, NodePortMax: hi,
+		ReadyChecks: readyChecks, RequestTimeout: o.RequestTimeout,
+		MinRequestTimeout: time.Duration(o.MinRequestTimeout) * time.Second, Logger: log,
+	})
+	if err != nil {
+		ln.Close()
+		return nil, nil, err
+	}
+
+	host := o.BindAddress
+	if ip, err := netip.ParseAddr(host); err != nil || ip.IsUnspecified() {
+		host = "127.0.0.1"
+	}
+	url := "https://" + net.JoinHostPort(host, strconv.Itoa(port))
+	kubeconfig, err := filepath.Abs(filepath.Join(o.DataDir, "admin.kubeconfig"))
+	if err != nil {
+		return nil, nil, err
+	}
+	// Written before the server reports ready, so a script can wait for /readyz and then use it.
+	if err := ca.WriteKubeconfig(kubeconfig, url, "kubernetes-admin", []string{"system:masters"}); err != nil {
+		return nil, nil, fmt.Errorf("admin kubeconfig: %w", err)
+	}
+
+	errc := make(chan error, 1)
+	go func() { errc <- srv.Serve(ctx, ln) }()
+	if err := waitReady(ctx, srv, errc); err != nil {
+		return nil, nil, err
+	}
+	return &Cluster{Server: srv, URL: url, CA: ca, AdminKubeconfig: kubeconfig}, errc, nil
+}
+
+func waitReady(ctx context.Context, srv *apiserver.Server, errc chan error) error {
+	t := time.NewTicker(20 * time.Millisecond)
+	defer t.Stop()
+	for !srv.Ready() {
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case err := <-errc:
+			if err == nil {
+				err = errors.New("apiserver stopped before it was ready")
+			}
+			return err
+		case <-t.C:
+		}
+	}
+	return nil
+}
+
+// PrintWelcome tells the user how to point kubectl at the cluster.
+func (c *Cluster) PrintWelcome(w io.Writer, chapter string) {
+	fmt.Fprintf(w, "\n%s is running at %s\nkubeconfig: %s\n\n  export KUBECONFIG=%s\n  kubectl get ns\n\n",
+		chapter, c.URL, c.AdminKubeconfig, c.AdminKubeconfig)
+}
+
+func parsePortRange(s string) (int, int, error) {
+	a, b, ok := strings.Cut(s, "-")
+	if !ok {
+		return 0, 0, fmt.Errorf("%q is not a range like 30000-32767", s)
+	}
+	lo, err1 := strconv.Atoi(a)
+	hi, err2 := strconv.Atoi(b)
+	if err1 != nil || err2 != nil || lo <= 0 || hi > 65535 || lo > hi {
+		return 0, 0, fmt.Errorf("%q is not a range like 30000-32767", s)
+	}
+	return lo, hi, nil
+}

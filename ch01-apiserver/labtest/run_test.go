@@ -1,0 +1,128 @@
+package labtest
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// recorder is a testing.TB that keeps Errorf calls instead of failing, so a
+// test can check that Run reports a broken lab.
+type recorder struct {
+	testing.TB
+	errors []string
+}
+
+func (r *recorder) Errorf(format string, args ...any) {
+	r.errors = append(r.errors, fmt.Sprintf(format, args...))
+}
+
+// fakeKubectl writes a script that stands in for kubectl and prints its
+// arguments and KUBECONFIG.
+func fakeKubectl(t *testing.T) string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "kubectl-fake")
+	script := "#!/bin/sh\n" +
+		"if [ \"$1\" = fail ]; then echo 'error: you asked for it' >&2; exit 3; fi\n" +
+		"echo \"kubectl $* (KUBECONFIG=$KUBECONFIG)\"\n"
+	if err := os.WriteFile(path, []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+func writeDoc(t *testing.T, text string) string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "ch99-lab.md")
+	if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+func TestRunPasses(t *testing.T) {
+	doc := writeDoc(t, "# Лабораторная\n\n"+
+		"```console\n"+
+		"$ kubectl get ns\n"+
+		"kubectl get ns (KUBECONFIG=/tmp/admin.conf)\n"+
+		"$ cat > pod.yaml <<'EOF'\n"+
+		"kind: Pod\n"+
+		"metadata: {name: $NOT_EXPANDED}\n"+
+		"EOF\n"+
+		"$ cat pod.yaml\n"+
+		"kind: Pod\n"+
+		"metadata: {name: $NOT_EXPANDED}\n"+
+		"$ mkdir sub && cd sub && export GREETING=privet\n"+
+		"$ echo \"$GREETING from $(basename \"$PWD\")\"\n"+
+		"privet from sub\n"+
+		"$ kubectl fail   # exit 3\n"+
+		"error: you asked for it\n"+
+		"$ kubectl fail\n"+
+		"error: you asked for it\n"+
+		"$ echo one; echo two >&2; echo three\n"+
+		"one\n"+
+		"two\n"+
+		"three\n"+
+		"$ date -u +%Y-%m-%dT%H:%M:%SZ\n"+
+		"<TIME>\n"+
+		"```\n")
+	Run(t, doc, Env{Kubectl: fakeKubectl(t), Kubeconfig: "/tmp/admin.conf"})
+}
+
+func TestRunReportsDifferences(t *testing.T) {
+	doc := writeDoc(t, "```console\n"+
+		"$ echo 'default   Terminating   5s'\n"+ // line 2
+		"default   Active   <AGE>\n"+
+		"$ kubectl fail   # exit 1\n"+ // line 4: output matches, exit code does not
+		"error: you asked for it\n"+
+		"$ echo fine\n"+ // line 6: passes
+		"fine\n"+
+		"$ echo 'Error from server (NotFound): pods \"x\" not found'\n"+ // line 8
+		"Error from server (NotFound): pods \"y\" not found\n"+
+		"```\n"+
+		"```console lab-timeout=200ms\n"+
+		"$ sleep 5 | cat\n"+ // line 12
+		"```\n")
+	rec := &recorder{TB: t}
+	start := time.Now()
+	Run(rec, doc, Env{Kubectl: fakeKubectl(t)})
+	if elapsed := time.Since(start); elapsed > 4*time.Second {
+		t.Errorf("timeout did not stop the pipeline: took %v", elapsed)
+	}
+
+	want := []string{
+		":2: $ echo 'default   Terminating   5s'",
+		":4: $ kubectl fail   # exit 1\nexit code 3, the doc says 1",
+		":8: $ echo",
+		":12: $ sleep 5 | cat\ntimed out after 200ms",
+	}
+	if len(rec.errors) != len(want) {
+		t.Fatalf("got %d errors, want %d:\n%s", len(rec.errors), len(want), strings.Join(rec.errors, "\n---\n"))
+	}
+	for i, w := range want {
+		if !strings.Contains(rec.errors[i], w) {
+			t.Errorf("error %d:\n%s\nwant it to contain %q", i, rec.errors[i], w)
+		}
+	}
+	if !strings.Contains(rec.errors[0], "-default   Active   <AGE>\n+default   Terminating   5s") {
+		t.Errorf("error without a diff:\n%s", rec.errors[0])
+	}
+}
+
+// TestRunRealKubectl runs a lab step with a real kubectl binary through the
+// PATH symlink.
+func TestRunRealKubectl(t *testing.T) {
+	kubectl := "/usr/lib/google-cloud-sdk/bin/kubectl.1.33"
+	if _, err := os.Stat(kubectl); err != nil {
+		t.Skipf("real kubectl not available: %v", err)
+	}
+	doc := writeDoc(t, "```console\n"+
+		"$ kubectl version --client\n"+
+		"Client Version: v1.33.<N>\n"+
+		"Kustomize Version: v<N>.<N>.<N>\n"+
+		"```\n")
+	Run(t, doc, Env{Kubectl: kubectl})
+}

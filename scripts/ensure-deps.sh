@@ -1,0 +1,47 @@
+#!/usr/bin/env bash
+# Installs the system packages that `make test` needs beyond Go, and only the
+# missing ones, so it is a no-op on a prepared machine. Meant for a fresh
+# Debian/Ubuntu machine, run as root (or with sudo available).
+#
+# Chapters add their needs to `requirements` as "command package" pairs:
+# the package is installed when the command is not found.
+set -euo pipefail
+
+requirements=(
+	# ch01: the docs labs run commands with bash and coreutils (timeout, env -0).
+	"bash bash"
+	"timeout coreutils"
+	"make make"
+	"git git"
+)
+
+if ! command -v "${GO:-go}" >/dev/null 2>&1; then
+	echo "ensure-deps: Go is not installed; install Go 1.26 from https://go.dev/dl/" >&2
+	exit 1
+fi
+
+missing=()
+for req in "${requirements[@]}"; do
+	read -r cmd pkg <<<"$req"
+	if ! command -v "$cmd" >/dev/null 2>&1; then
+		missing+=("$pkg")
+	fi
+done
+[ ${#missing[@]} -eq 0 ] && exit 0
+
+echo "ensure-deps: installing ${missing[*]}"
+sudo=()
+if [ "$(id -u)" -ne 0 ]; then
+	if ! command -v sudo >/dev/null 2>&1; then
+		echo "ensure-deps: need root to install ${missing[*]}" >&2
+		exit 1
+	fi
+	sudo=(sudo)
+fi
+if ! command -v apt-get >/dev/null 2>&1; then
+	echo "ensure-deps: no apt-get; install ${missing[*]} by hand" >&2
+	exit 1
+fi
+export DEBIAN_FRONTEND=noninteractive
+"${sudo[@]}" apt-get update
+"${sudo[@]}" apt-get install -y --no-install-recommends "${missing[@]}"
