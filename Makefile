@@ -8,7 +8,7 @@ TEST_TIMEOUT ?= 30m
 FUZZTIME     ?= 5s
 
 .DEFAULT_GOAL := help
-.PHONY: help ch01-run deps vet fmt-check test test-short bench-apiserver fuzz
+.PHONY: help ch01-run deps vet fmt-check test test-short bench-apiserver fuzz ref-build ref-up ref-down compare golden
 
 help: ## list the targets
 	@echo "Kubik: make <target>"
@@ -24,7 +24,7 @@ vet: ## go vet ./...
 	$(GO) vet ./...
 
 fmt-check: ## fail listing the files gofmt would change
-	@files=$$(gofmt -l .); \
+	@files=$$(gofmt -l $$(git ls-files --cached --others --exclude-standard '*.go' 2>/dev/null || find . -name '*.go' -not -path './.*')); \
 	if [ -n "$$files" ]; then echo "gofmt needed in:"; echo "$$files"; exit 1; fi
 
 test: deps vet fmt-check ## everything: vet, gofmt, all tests (end-to-end and docs labs included)
@@ -38,3 +38,27 @@ bench-apiserver: ## apiserver benchmarks
 
 fuzz: ## run every fuzz target for FUZZTIME (default 5s) each
 	@FUZZTIME=$(FUZZTIME) GO=$(GO) scripts/fuzz.sh
+
+# The reference cluster: upstream Kubernetes next to Kubik, for side-by-side comparison.
+REF_DIR      ?= .kubik/ref
+REF_VERSION  ?= v1.35.4
+# Components besides kube-apiserver (chapter 1 scenarios need none; `make ref-up REF_COMPONENTS=`).
+REF_COMPONENTS ?= kube-controller-manager,kube-scheduler
+KUBECTL_VERSION ?= 1.33
+SCENARIO     ?= compare/scenarios/*.md
+
+ref-build: ## build upstream kube-apiserver/-controller-manager/-scheduler $(REF_VERSION) into $(REF_DIR)/bin (~20 CPU-min cold)
+	@REF_DIR=$(REF_DIR) REF_VERSION=$(REF_VERSION) scripts/ref-build.sh
+
+ref-up: ref-build ## run the reference Kubernetes control plane on free loopback ports
+	@scripts/ensure-deps.sh etcd=etcd-server
+	$(GO) run ./compare/cmd/refcluster -dir $(REF_DIR) -components "$(REF_COMPONENTS)" up
+
+ref-down: ## stop the reference cluster
+	$(GO) run ./compare/cmd/refcluster -dir $(REF_DIR) down
+
+compare: ## run SCENARIO against Kubik and the reference cluster; print the differences and the score
+	$(GO) run ./compare/cmd/compare -kubectl $(KUBECTL_VERSION) -ref-kubeconfig $(REF_DIR)/admin.kubeconfig $(SCENARIO)
+
+golden: ## record the reference cluster's outputs of every scenario as goldens (compare/testdata/golden)
+	$(GO) run ./compare/cmd/compare -golden -kubectl $(KUBECTL_VERSION) -ref-kubeconfig $(REF_DIR)/admin.kubeconfig $(SCENARIO)

@@ -15,6 +15,11 @@ requirements=(
 	"git git"
 )
 
+# Extra "command=package" pairs may be given as arguments (e.g. etcd=etcd-server).
+for arg in "$@"; do
+	requirements+=("${arg%%=*} ${arg#*=}")
+done
+
 if ! command -v "${GO:-go}" >/dev/null 2>&1; then
 	echo "ensure-deps: Go is not installed; install Go 1.26 from https://go.dev/dl/" >&2
 	exit 1

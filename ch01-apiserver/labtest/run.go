@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -50,7 +51,7 @@ func Run(t testing.TB, docPath string, env Env) {
 	if len(steps) == 0 {
 		t.Fatalf("%s: no lab steps (```console blocks)", docPath)
 	}
-	sh, err := newShell(t, env)
+	sh, err := newShell(t.TempDir, env)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -92,10 +93,10 @@ type shell struct {
 	timeout  time.Duration
 }
 
-func newShell(t testing.TB, env Env) (*shell, error) {
-	sh := &shell{dir: env.Dir, stateDir: t.TempDir(), timeout: env.Timeout}
+func newShell(tempDir func() string, env Env) (*shell, error) {
+	sh := &shell{dir: env.Dir, stateDir: tempDir(), timeout: env.Timeout}
 	if sh.dir == "" {
-		sh.dir = t.TempDir()
+		sh.dir = tempDir()
 	}
 	if sh.timeout == 0 {
 		sh.timeout = DefaultTimeout
@@ -109,7 +110,7 @@ func newShell(t testing.TB, env Env) (*shell, error) {
 		if _, err := os.Stat(kubectl); err != nil {
 			return nil, err
 		}
-		bin := t.TempDir()
+		bin := tempDir()
 		if err := os.Symlink(kubectl, filepath.Join(bin, "kubectl")); err != nil {
 			return nil, err
 		}
@@ -123,7 +124,7 @@ func newShell(t testing.TB, env Env) (*shell, error) {
 		}
 	}
 	// A fresh HOME keeps kubectl's cache and any ~/.kube/config out of the lab.
-	sh.env = append(sh.env, "PATH="+path, "HOME="+t.TempDir())
+	sh.env = append(sh.env, "PATH="+path, "HOME="+tempDir())
 	if env.Kubeconfig != "" {
 		sh.env = append(sh.env, "KUBECONFIG="+env.Kubeconfig)
 	}
@@ -199,4 +200,52 @@ func firstLine(s string) string {
 		return s[:i] + " ..."
 	}
 	return s
+}
+
+// Shell runs steps one after another like one terminal session, outside of
+// a test (the side-by-side comparison with real Kubernetes uses it).
+type Shell struct {
+	sh   *shell
+	temp []string
+}
+
+// NewShell prepares a session; Close removes its temporary directories.
+func NewShell(env Env) (*Shell, error) {
+	s := &Shell{}
+	var mkErr error
+	tempDir := func() string {
+		d, err := os.MkdirTemp("", "labtest-")
+		if err != nil {
+			mkErr = err
+		}
+		s.temp = append(s.temp, d)
+		return d
+	}
+	sh, err := newShell(tempDir, env)
+	if err == nil {
+		err = mkErr
+	}
+	if err != nil {
+		s.Close()
+		return nil, err
+	}
+	s.sh = sh
+	return s, nil
+}
+
+// Exec runs one step and returns what it printed (stdout and stderr
+// combined) and its exit code.
+func (s *Shell) Exec(step Step) (output string, exit int, err error) {
+	res := s.sh.run(step)
+	if res.timedOut {
+		return res.output, -1, fmt.Errorf("timed out after %v", res.timeout)
+	}
+	return res.output, res.exit, res.err
+}
+
+// Close removes the session's temporary directories.
+func (s *Shell) Close() {
+	for _, d := range s.temp {
+		os.RemoveAll(d)
+	}
 }

@@ -42,22 +42,31 @@ var (
 // Build compiles a main package ("kubik/ch01-apiserver") once per test process.
 func Build(t testing.TB, pkg string) string {
 	t.Helper()
+	bin, err := BuildBinary(pkg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return bin
+}
+
+// BuildBinary is Build without a test.
+func BuildBinary(pkg string) (string, error) {
 	buildMu.Lock()
 	defer buildMu.Unlock()
 	if bin, ok := buildCache[pkg]; ok {
-		return bin
+		return bin, nil
 	}
 	dir, err := os.MkdirTemp("", "kubik-bin-")
 	if err != nil {
-		t.Fatal(err)
+		return "", err
 	}
 	bin := filepath.Join(dir, filepath.Base(pkg))
 	cmd := exec.Command("go", "build", "-o", bin, pkg)
 	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("go build %s: %v\n%s", pkg, err, out)
+		return "", fmt.Errorf("go build %s: %v\n%s", pkg, err, out)
 	}
 	buildCache[pkg] = bin
-	return bin
+	return bin, nil
 }
 
 // FreePort asks the kernel for a free loopback TCP port.
@@ -95,27 +104,9 @@ func Start(t testing.TB, binary string, o Options) *Cluster {
 	if o.DataDir == "" {
 		o.DataDir = t.TempDir()
 	}
-	var c *Cluster
-	for attempt := 0; attempt < 3; attempt++ {
-		port := FreePort(t)
-		c = &Cluster{Port: port, DataDir: o.DataDir, URL: "https://127.0.0.1:" + strconv.Itoa(port),
-			Kubeconfig: filepath.Join(o.DataDir, "admin.kubeconfig"), logs: &bytes.Buffer{}, done: make(chan struct{})}
-		args := append([]string{"--data-dir", o.DataDir, "--secure-port", strconv.Itoa(port)}, o.Args...)
-		c.cmd = exec.Command(binary, args...)
-		c.cmd.Stdout = &lockedWriter{w: c.logs}
-		c.cmd.Stderr = c.cmd.Stdout
-		c.cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-		if err := c.cmd.Start(); err != nil {
-			t.Fatal(err)
-		}
-		go func() { c.cmd.Wait(); close(c.done) }()
-		if err := c.waitReady(30 * time.Second); err == nil {
-			break
-		} else if attempt == 2 {
-			c.Stop()
-			t.Fatalf("%s did not become ready: %v\n%s", binary, err, c.Logs())
-		}
-		c.Stop()
+	c, err := Launch(binary, o)
+	if err != nil {
+		t.Fatal(err)
 	}
 	t.Cleanup(func() {
 		c.Stop()
@@ -124,6 +115,41 @@ func Start(t testing.TB, binary string, o Options) *Cluster {
 		}
 	})
 	return c
+}
+
+// Launch is Start without a test: the caller must Stop the cluster.
+// o.DataDir must be set.
+func Launch(binary string, o Options) (*Cluster, error) {
+	if o.DataDir == "" {
+		return nil, errors.New("testenv.Launch: Options.DataDir is required")
+	}
+	var lastErr error
+	for attempt := 0; attempt < 3; attempt++ {
+		ln, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			return nil, err
+		}
+		port := ln.Addr().(*net.TCPAddr).Port
+		ln.Close()
+		c := &Cluster{Port: port, DataDir: o.DataDir, URL: "https://127.0.0.1:" + strconv.Itoa(port),
+			Kubeconfig: filepath.Join(o.DataDir, "admin.kubeconfig"), logs: &bytes.Buffer{}, done: make(chan struct{})}
+		args := append([]string{"--data-dir", o.DataDir, "--secure-port", strconv.Itoa(port)}, o.Args...)
+		c.cmd = exec.Command(binary, args...)
+		c.cmd.Stdout = &lockedWriter{w: c.logs}
+		c.cmd.Stderr = c.cmd.Stdout
+		c.cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+		if err := c.cmd.Start(); err != nil {
+			return nil, err
+		}
+		go func() { c.cmd.Wait(); close(c.done) }()
+		if err := c.waitReady(30 * time.Second); err != nil {
+			c.Stop()
+			lastErr = fmt.Errorf("%s did not become ready: %v\n%s", binary, err, c.Logs())
+			continue // another program may have taken the port in between
+		}
+		return c, nil
+	}
+	return nil, lastErr
 }
 
 type lockedWriter struct {

@@ -1,0 +1,98 @@
+// Package compare runs the same kubectl scenario against a Kubik chapter and
+// against real Kubernetes (or against golden outputs recorded from it),
+// normalises what legitimately differs between two clusters, and shows what
+// is left: a side-by-side diff and a score "N of M outputs identical".
+package compare
+
+import (
+	"regexp"
+	"strings"
+)
+
+// What differs between any two clusters, and how it is normalised. Each rule
+// replaces a value that is random or time-dependent by a placeholder; none of
+// them may hide a difference in columns, statuses, messages or defaults
+// (normalize_test.go checks that).
+var rules = []struct {
+	re   *regexp.Regexp
+	repl string
+}{
+	// Server version: ours says v1.35.4-kubik.
+	{regexp.MustCompile(`(Server Version: )v\d+\.\d+\.\d+\S*`), "${1}<VERSION>"},
+	{regexp.MustCompile(`("gitVersion": ?")v\d+\.\d+\.\d+[^"]*`), "${1}<VERSION>"},
+	{regexp.MustCompile(`(gitVersion: )v\d+\.\d+\.\d+\S*`), "${1}<VERSION>"},
+	// UIDs.
+	{regexp.MustCompile(`[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}`), "<UID>"},
+	// resourceVersions in YAML and JSON, and the watch's list revision.
+	{regexp.MustCompile(`(resourceVersion"?: ?")\d+(")`), "${1}<RV>${2}"},
+	// Timestamps: RFC 3339 (YAML/JSON) and kubectl describe's format.
+	{regexp.MustCompile(`\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z`), "<TIME>"},
+	{regexp.MustCompile(`(Mon|Tue|Wed|Thu|Fri|Sat|Sun), \d\d (Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec) \d{4} \d\d:\d\d:\d\d [+-]\d{4}`), "<TIME>"},
+	// Loopback ports of the two apiservers.
+	{regexp.MustCompile(`(127\.0\.0\.1|localhost):\d{2,5}`), "${1}:<PORT>"},
+	// NodePorts.
+	{regexp.MustCompile(`\b(nodePort"?: ?)3\d{4}\b`), "${1}<NODEPORT>"},
+	{regexp.MustCompile(`:3\d{4}/(TCP|UDP|SCTP)`), ":<NODEPORT>/${1}"},
+	// Random name parts: pod-template-hash (9–10 safe characters) and generateName's 5.
+	{regexp.MustCompile(`-[bcdfghjklmnpqrstvwxz2456789]{9,10}\b`), "-<HASH>"},
+	{regexp.MustCompile(`-[bcdfghjklmnpqrstvwxz2456789]{5}\b`), "-<SUFFIX>"},
+}
+
+// ageColumns are the table columns that hold durations.
+var ageColumns = map[string]bool{"AGE": true, "LAST SEEN": true, "FIRST SEEN": true, "DURATION": true, "LAST SCHEDULE": true}
+
+var (
+	durationCell = regexp.MustCompile(`^(<invalid>|<unknown>|\d+[smhdy](\d+[smh])?)$`)
+	headerLine   = regexp.MustCompile(`^[A-Z][A-Z0-9()/-]*( [A-Z][A-Z0-9()/-]*)*(\s{2,}[A-Z][A-Z0-9()/-]*( [A-Z][A-Z0-9()/-]*)*)+\s*$`)
+	columnGap    = regexp.MustCompile(`\s{3,}`)
+	clusterIP    = regexp.MustCompile(`\b10\.(9[6-9]|10[0-9]|11[01])\.\d{1,3}\.\d{1,3}\b`)
+)
+
+// Normalize applies the rules to one command's output. Tables (a header line
+// of upper-case column names followed by rows) are re-joined with two spaces
+// after their duration columns are replaced by <AGE>, because a duration of
+// another width moves every column after it.
+func Normalize(out string) string {
+	lines := strings.Split(strings.TrimRight(out, "\n"), "\n")
+	var ageIdx []int
+	inTable := false
+	for i, line := range lines {
+		line = strings.TrimRight(line, " ")
+		switch {
+		case headerLine.MatchString(line):
+			cells := columnGap.Split(strings.TrimSpace(line), -1)
+			ageIdx = ageIdx[:0]
+			for j, c := range cells {
+				if ageColumns[c] {
+					ageIdx = append(ageIdx, j)
+				}
+			}
+			inTable = true
+			lines[i] = strings.Join(cells, "  ")
+		case line == "":
+			inTable = false
+			lines[i] = line
+		case inTable:
+			cells := columnGap.Split(line, -1)
+			for _, j := range ageIdx {
+				if j < len(cells) && durationCell.MatchString(cells[j]) {
+					cells[j] = "<AGE>"
+				}
+			}
+			lines[i] = strings.Join(cells, "  ")
+		default:
+			lines[i] = line
+		}
+	}
+	s := strings.Join(lines, "\n")
+	for _, r := range rules {
+		s = r.re.ReplaceAllString(s, r.repl)
+	}
+	// Dynamically allocated ClusterIPs; 10.96.0.1 is fixed (the kubernetes Service).
+	return clusterIP.ReplaceAllStringFunc(s, func(ip string) string {
+		if ip == "10.96.0.1" {
+			return ip
+		}
+		return "<CLUSTER-IP>"
+	})
+}
