@@ -13,6 +13,10 @@ requirements=(
 	"timeout coreutils"
 	"make make"
 	"git git"
+	# ch01 lab: talking to the apiserver without kubectl
+	"curl curl"
+	"jq jq"
+	"openssl openssl"
 )
 
 # Extra "command=package" pairs may be given as arguments (e.g. etcd=etcd-server).

@@ -61,8 +61,11 @@ func (s *Server) namespaceLifecycle(ctx context.Context, res *scheme.Resource, m
 	}
 	ns := obj.(*corev1.Namespace)
 	if ns.Status.Phase == corev1.NamespaceTerminating || ns.DeletionTimestamp != nil {
-		return ErrForbidden(res.Group, res.Resource, res.GroupResource(), meta.Name,
+		se := ErrForbidden(res.Group, res.Resource, res.GroupResource(), meta.Name,
 			fmt.Errorf("unable to create new content in namespace %s because it is being terminated", meta.Namespace))
+		se.Status.Details.Causes = append(se.Status.Details.Causes, metav1.StatusCause{Type: corev1.NamespaceTerminatingCause,
+			Message: fmt.Sprintf("namespace %s is being terminated", meta.Namespace), Field: "metadata.namespace"})
+		return se
 	}
 	return nil
 }

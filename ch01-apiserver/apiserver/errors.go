@@ -131,9 +131,20 @@ func ErrServiceUnavailable(msg string) *StatusError {
 	return newStatus(http.StatusServiceUnavailable, metav1.StatusReasonServiceUnavailable, msg, nil)
 }
 
-// ErrTimeout is the 504 of a request that ran out of time (e.g. storage did not answer).
+// ErrTimeout is the 504 of a request that ran out of time (e.g. storage
+// did not answer): "Timeout: <msg>", as upstream's NewTimeoutError.
 func ErrTimeout(msg string) *StatusError {
-	return newStatus(http.StatusGatewayTimeout, metav1.StatusReasonTimeout, msg, nil)
+	return newStatus(http.StatusGatewayTimeout, metav1.StatusReasonTimeout, "Timeout: "+msg, &metav1.StatusDetails{})
+}
+
+// ErrTooLargeResourceVersion: a list or watch from a resourceVersion storage
+// has not reached yet (upstream's storage.NewTooLargeResourceVersionError;
+// the watch cache asks the client to retry after a second).
+func ErrTooLargeResourceVersion(rv, current int64) *StatusError {
+	se := ErrTimeout(fmt.Sprintf("Too large resource version: %d, current: %d", rv, current))
+	se.Status.Details = &metav1.StatusDetails{RetryAfterSeconds: 1, Causes: []metav1.StatusCause{
+		{Type: metav1.CauseTypeResourceVersionTooLarge, Message: "Too large resource version"}}}
+	return se
 }
 
 // ErrUnauthorized: no valid identity.

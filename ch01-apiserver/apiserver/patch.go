@@ -44,6 +44,15 @@ func (s *Server) applyPatch(q *request, original, body []byte, t reflect.Type) (
 		out, err = patch.MergePatch(original, body)
 	case patchJSON:
 		out, err = patch.JSONPatch(original, body)
+		var bad *patch.BadJSONPatchError
+		if err != nil && !errors.As(err, &bad) && !errors.Is(err, patch.ErrBadJSONPatch) {
+			// Upstream answers an operation that does not apply with
+			// NewGenericServerResponse(422, ...), which drops the text of the
+			// error: kubectl prints "The request is invalid: the server
+			// rejected our request due to an error in our request".
+			return nil, newStatus(http.StatusUnprocessableEntity, metav1.StatusReasonInvalid,
+				"the server rejected our request due to an error in our request", &metav1.StatusDetails{})
+		}
 	case patchStrategic:
 		out, err = patch.StrategicMergePatch(original, body, t)
 	case patchApply:

@@ -57,8 +57,9 @@ func parseRequestInfo(r *http.Request) *RequestInfo {
 		watchPrefix = true
 		parts = parts[1:]
 	}
-	// /namespaces/<ns>/<resource>... but /namespaces and /namespaces/<name> are the namespaces resource itself.
-	if parts[0] == "namespaces" && len(parts) > 2 {
+	// /namespaces/<ns>/<resource>... but /namespaces, /namespaces/<name> and
+	// its subresources /namespaces/<name>/status|finalize are the namespaces resource itself.
+	if parts[0] == "namespaces" && len(parts) > 2 && parts[2] != "status" && parts[2] != "finalize" {
 		info.Namespace = parts[1]
 		parts = parts[2:]
 	}

@@ -58,6 +58,11 @@ func (s *Server) serveAPI(w http.ResponseWriter, r *http.Request) {
 	}
 	user, _ := UserFrom(r.Context())
 	q := &request{w: w, r: r, info: info, res: res, user: user}
+	// Since v1.33 every request about core/v1 Endpoints carries a deprecation
+	// warning (KEP-4974); kubectl 1.27's describe service prints it.
+	if res.Group == "" && res.Resource == "endpoints" {
+		addWarning(w, "v1 Endpoints is deprecated in v1.33+; use discovery.k8s.io/v1 EndpointSlice")
+	}
 
 	if info.Verb == "watch" {
 		s.serveWatch(q)
@@ -87,7 +92,7 @@ func (s *Server) serveAPI(w http.ResponseWriter, r *http.Request) {
 	}
 	if err != nil {
 		if ctx.Err() == context.DeadlineExceeded && r.Context().Err() == nil {
-			err = ErrTimeout(fmt.Sprintf("the request did not complete within the allowed duration: %v", err))
+			err = ErrTimeout(fmt.Sprintf("request did not complete within requested timeout - %v", ctx.Err()))
 		}
 		writeStatus(w, r, err)
 	}

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"net/http"
 	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -100,13 +101,8 @@ func parseListOptions(q *request) (listOptions, error) {
 		b := sie == "true"
 		opts.SendInitialEvents = &b
 	}
-	switch opts.ResourceVersionMatch {
-	case "", "NotOlderThan", "Exact":
-	default:
-		return opts, ErrBadRequest(fmt.Sprintf("unsupported resourceVersionMatch %q", opts.ResourceVersionMatch))
-	}
-	if opts.ResourceVersionMatch != "" && opts.ResourceVersion == "" {
-		return opts, invalidListOptions("resourceVersionMatch", opts.ResourceVersionMatch, "resourceVersionMatch is forbidden unless resourceVersion is provided")
+	if err := validateListOptions(q.info.Verb == "watch", &opts); err != nil {
+		return opts, err
 	}
 	if opts.Continue != "" && opts.ResourceVersion != "" && opts.ResourceVersion != "0" {
 		return opts, invalidListOptions("resourceVersion", opts.ResourceVersion, "specifying resource version is not allowed when using continue")
@@ -179,7 +175,7 @@ func (s *Server) list(ctx context.Context, res *scheme.Resource, namespace strin
 			return nil, metav1.ListMeta{}, storageError(err)
 		}
 		if rv > cur {
-			return nil, metav1.ListMeta{}, ErrTimeout(fmt.Sprintf("Too large resource version: %d, current: %d", rv, cur))
+			return nil, metav1.ListMeta{}, ErrTooLargeResourceVersion(rv, cur)
 		}
 		if opts.ResourceVersionMatch == "Exact" {
 			sopts.Revision = rv
@@ -409,6 +405,9 @@ func (s *Server) delete(ctx context.Context, q *request, namespace, name string,
 	if err := s.admitDelete(ctx, q, namespace, name); err != nil {
 		return nil, false, err
 	}
+	// kubectl delete --dry-run=server sends dryRun in the DeleteOptions body,
+	// not in the query; parseDeleteOptions merges both into opts.DryRun.
+	dryRun := q.dryRun() || slices.Contains(opts.DryRun, "All")
 	for attempt := 0; ; attempt++ {
 		kv, err := s.cfg.Storage.Get(ctx, key)
 		if errors.Is(err, storage.ErrNotFound) {
@@ -450,7 +449,12 @@ func (s *Server) delete(ctx context.Context, q *request, namespace, name string,
 			if um.DeletionTimestamp == nil {
 				ts := metav1.NewTime(now.Add(time.Duration(grace) * time.Second))
 				um.DeletionTimestamp = &ts
-				um.DeletionGracePeriodSeconds = &grace
+				if !nsHeld { // a namespace gets only the timestamp and phase Terminating
+					um.DeletionGracePeriodSeconds = &grace
+				}
+				if um.Generation > 0 {
+					um.Generation++ // the object's desired state changed: it should go away
+				}
 			} else if um.DeletionGracePeriodSeconds != nil && grace < *um.DeletionGracePeriodSeconds {
 				ts := metav1.NewTime(now.Add(time.Duration(grace) * time.Second))
 				um.DeletionTimestamp = &ts
@@ -461,7 +465,7 @@ func (s *Server) delete(ctx context.Context, q *request, namespace, name string,
 				ns.Status.Phase = corev1.NamespaceTerminating
 			}
 			{
-				if q.dryRun() {
+				if dryRun {
 					return updated, false, nil
 				}
 				data, err := encodeForStorage(res, updated)
@@ -483,7 +487,7 @@ func (s *Server) delete(ctx context.Context, q *request, namespace, name string,
 				return updated, false, nil
 			}
 		}
-		if q.dryRun() {
+		if dryRun {
 			return obj, true, nil
 		}
 		if _, _, err := s.cfg.Storage.Delete(ctx, key, kv.ModRevision); err != nil {

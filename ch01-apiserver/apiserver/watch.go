@@ -137,7 +137,7 @@ func (s *Server) serveWatch(q *request) {
 		if errors.Is(err, storage.ErrCompacted) {
 			st = ErrGone(fmt.Sprintf("too old resource version: %d (%d)", startRev, cur))
 		} else if errors.Is(err, storage.ErrFutureRevision) {
-			st = ErrTimeout(fmt.Sprintf("Too large resource version: %d, current: %d", startRev, cur))
+			st = ErrTooLargeResourceVersion(startRev, cur)
 		} else {
 			st = asStatus(storageError(err))
 		}

@@ -2,6 +2,8 @@ package storage
 
 import (
 	"context"
+	"maps"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -10,14 +12,21 @@ import (
 // Memory is an in-memory Interface: a map of keys, one revision counter and a
 // ring of recent events so that watches can resume from a recent revision.
 // It is what ch01 runs on; ch02 replaces it with etcd.
+//
+// Old revisions are served from the history: a list at revision R starts from
+// the current state and undoes the events after R. The history holds every
+// event after revision compacted; anything at or before it is gone, as in
+// etcd after a compaction, and asking for it is ErrCompacted.
 type Memory struct {
-	mu       sync.Mutex
-	rev      int64
-	data     map[string]KeyValue
-	history  []Event // the last historyLen events, oldest first
-	histLen  int
-	watchers map[*memWatcher]struct{}
-	closed   bool
+	mu        sync.Mutex
+	rev       int64
+	data      map[string]KeyValue
+	keys      []string // the keys of data, sorted: a list reads a window of it
+	history   []Event  // every event after compacted, oldest first
+	compacted int64    // the history before and at this revision is dropped
+	histLen   int      // how many events the history keeps at most
+	watchers  map[*memWatcher]struct{}
+	closed    bool
 }
 
 // NewMemory returns an empty store that keeps the last historyLen events for watches.
@@ -37,6 +46,8 @@ func (m *Memory) Create(ctx context.Context, key string, value []byte) (int64, e
 	m.rev++
 	kv := KeyValue{Key: key, Value: clone(value), CreateRevision: m.rev, ModRevision: m.rev}
 	m.data[key] = kv
+	i, _ := slices.BinarySearch(m.keys, key)
+	m.keys = slices.Insert(m.keys, i, key)
 	m.emit(Event{Type: EventPut, KV: kv})
 	return m.rev, nil
 }
@@ -48,45 +59,47 @@ func (m *Memory) Get(ctx context.Context, key string) (KeyValue, error) {
 	if !ok {
 		return KeyValue{}, ErrNotFound
 	}
+	kv.Value = clone(kv.Value) // the caller owns what it reads, as with etcd
 	return kv, nil
 }
 
 func (m *Memory) List(ctx context.Context, prefix string, opts ListOptions) (ListResult, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	state := m.data
-	rev := m.rev
 	if opts.Revision > m.rev {
 		return ListResult{}, ErrFutureRevision
 	}
+	if opts.Revision > 0 && opts.Revision < m.compacted {
+		return ListResult{}, ErrCompacted
+	}
+	state, keys, rev := m.data, m.keysUnder(prefix), m.rev
 	if opts.Revision > 0 && opts.Revision < m.rev {
 		// Rebuild the state as of opts.Revision by undoing newer events.
-		if len(m.history) == 0 || m.history[0].KV.ModRevision > opts.Revision+1 {
-			return ListResult{}, ErrCompacted
-		}
-		state = make(map[string]KeyValue, len(m.data))
-		for k, v := range m.data {
-			if strings.HasPrefix(k, prefix) {
-				state[k] = v
-			}
+		state = make(map[string]KeyValue, len(keys))
+		for _, k := range keys {
+			state[k] = m.data[k]
 		}
 		for i := len(m.history) - 1; i >= 0 && m.history[i].KV.ModRevision > opts.Revision; i-- {
 			ev := m.history[i]
+			if !strings.HasPrefix(ev.KV.Key, prefix) {
+				continue
+			}
 			if ev.Prev != nil {
 				state[ev.KV.Key] = *ev.Prev
 			} else {
 				delete(state, ev.KV.Key)
 			}
 		}
+		keys = slices.Sorted(maps.Keys(state))
 		rev = opts.Revision
 	}
-	keys := make([]string, 0)
-	for k := range state {
-		if strings.HasPrefix(k, prefix) && k > opts.StartAfter {
-			keys = append(keys, k)
+	if opts.StartAfter != "" {
+		i, found := slices.BinarySearch(keys, opts.StartAfter)
+		if found {
+			i++
 		}
+		keys = keys[i:]
 	}
-	sort.Strings(keys)
 	res := ListResult{Revision: rev}
 	if opts.Limit > 0 && int64(len(keys)) > opts.Limit {
 		res.More = true
@@ -95,9 +108,21 @@ func (m *Memory) List(ctx context.Context, prefix string, opts ListOptions) (Lis
 	}
 	res.KVs = make([]KeyValue, len(keys))
 	for i, k := range keys {
-		res.KVs[i] = state[k]
+		kv := state[k]
+		kv.Value = clone(kv.Value)
+		res.KVs[i] = kv
 	}
 	return res, nil
+}
+
+// keysUnder returns the sorted keys that start with prefix: a window of
+// m.keys, found by binary search, not a scan of every key. Called with mu held;
+// the window must not be kept after mu is released.
+func (m *Memory) keysUnder(prefix string) []string {
+	lo, _ := slices.BinarySearch(m.keys, prefix)
+	rest := m.keys[lo:]
+	n := sort.Search(len(rest), func(i int) bool { return !strings.HasPrefix(rest[i], prefix) })
+	return rest[:n]
 }
 
 func (m *Memory) Update(ctx context.Context, key string, value []byte, expectedRevision int64) (int64, error) {
@@ -129,6 +154,8 @@ func (m *Memory) Delete(ctx context.Context, key string, expectedRevision int64)
 	}
 	m.rev++
 	delete(m.data, key)
+	i, _ := slices.BinarySearch(m.keys, key)
+	m.keys = slices.Delete(m.keys, i, i+1)
 	m.emit(Event{Type: EventDelete, KV: KeyValue{Key: key, CreateRevision: old.CreateRevision, ModRevision: m.rev}, Prev: &old})
 	return old, m.rev, nil
 }
@@ -150,13 +177,41 @@ func (m *Memory) Close() error {
 	return nil
 }
 
+// Compact drops the history up to and including rev, as etcd's compaction
+// does: afterwards lists at an older revision and watches from an older
+// revision fail with ErrCompacted. The apiserver never calls it (the history
+// is trimmed on its own when it grows past its length); tests use it to reach
+// the 410 Gone paths.
+func (m *Memory) Compact(ctx context.Context, rev int64) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if rev > m.rev {
+		return ErrFutureRevision
+	}
+	if rev <= m.compacted {
+		return ErrCompacted
+	}
+	m.dropHistory(rev)
+	return nil
+}
+
+// dropHistory forgets the events up to and including rev. Called with mu held.
+func (m *Memory) dropHistory(rev int64) {
+	i := 0
+	for i < len(m.history) && m.history[i].KV.ModRevision <= rev {
+		i++
+	}
+	m.history = append(m.history[:0:0], m.history[i:]...)
+	m.compacted = rev
+}
+
 // emit records an event and hands it to every matching watcher. Called with mu held.
 func (m *Memory) emit(ev Event) {
 	m.history = append(m.history, ev)
 	if len(m.history) > m.histLen {
 		// Drop the oldest quarter at once so appends stay amortised O(1).
 		drop := len(m.history) - m.histLen + m.histLen/4
-		m.history = append(m.history[:0:0], m.history[drop:]...)
+		m.dropHistory(m.history[drop-1].KV.ModRevision)
 	}
 	for w := range m.watchers {
 		if strings.HasPrefix(ev.KV.Key, w.prefix) {
@@ -173,10 +228,10 @@ func (m *Memory) Watch(ctx context.Context, prefix string, fromRevision int64) (
 	}
 	w := &memWatcher{prefix: prefix, out: make(chan Event, 100), done: make(chan struct{})}
 	w.cond = sync.NewCond(&w.mu)
+	if fromRevision > 0 && fromRevision < m.compacted {
+		return nil, ErrCompacted
+	}
 	if fromRevision > 0 && fromRevision < m.rev {
-		if len(m.history) == 0 || m.history[0].KV.ModRevision > fromRevision+1 {
-			return nil, ErrCompacted
-		}
 		for _, ev := range m.history {
 			if ev.KV.ModRevision > fromRevision && strings.HasPrefix(ev.KV.Key, prefix) {
 				w.queue = append(w.queue, ev)

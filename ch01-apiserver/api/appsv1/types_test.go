@@ -61,7 +61,7 @@ func TestReplicaSetListRoundTrip(t *testing.T) {
 }
 
 func TestControllerRevisionData(t *testing.T) {
-	in := `{"metadata":{"name":"web-5d8f9c6b7a","creationTimestamp":null},"data":{"spec":{"template":{"$patch":"replace"}}},"revision":3}`
+	in := `{"metadata":{"name":"web-5d8f9c6b7a"},"data":{"spec":{"template":{"$patch":"replace"}}},"revision":3}`
 	var cr ControllerRevision
 	if err := json.Unmarshal([]byte(in), &cr); err != nil {
 		t.Fatal(err)
@@ -79,10 +79,10 @@ func TestControllerRevisionData(t *testing.T) {
 const statefulSet = `{"kind":"StatefulSet","apiVersion":"apps/v1",
  "metadata":{"name":"web","namespace":"default","uid":"4d3c2b1a-0000-4000-8000-000000000001","resourceVersion":"1000","generation":1,"creationTimestamp":"2026-11-30T02:50:00Z"},
  "spec":{"replicas":2,"selector":{"matchLabels":{"app":"web"}},
-  "template":{"metadata":{"creationTimestamp":null,"labels":{"app":"web"}},
+  "template":{"metadata":{"labels":{"app":"web"}},
    "spec":{"containers":[{"name":"nginx","image":"nginx:1.25","resources":{},"terminationMessagePath":"/dev/termination-log","terminationMessagePolicy":"File","imagePullPolicy":"IfNotPresent"}],
     "restartPolicy":"Always","terminationGracePeriodSeconds":30,"dnsPolicy":"ClusterFirst","securityContext":{},"schedulerName":"default-scheduler"}},
-  "volumeClaimTemplates":[{"kind":"PersistentVolumeClaim","apiVersion":"v1","metadata":{"name":"www","creationTimestamp":null},
+  "volumeClaimTemplates":[{"kind":"PersistentVolumeClaim","apiVersion":"v1","metadata":{"name":"www"},
    "spec":{"accessModes":["ReadWriteOnce"],"resources":{"requests":{"storage":"1Gi"}},"volumeMode":"Filesystem"},"status":{"phase":"Pending"}}],
   "serviceName":"web","podManagementPolicy":"OrderedReady",
   "updateStrategy":{"type":"RollingUpdate","rollingUpdate":{"partition":0}},"revisionHistoryLimit":10,
@@ -94,7 +94,7 @@ const daemonSet = `{"kind":"DaemonSet","apiVersion":"apps/v1",
  "metadata":{"name":"agent","namespace":"kube-system","uid":"4d3c2b1a-0000-4000-8000-000000000002","resourceVersion":"1010","generation":1,"creationTimestamp":"2026-11-30T02:50:00Z",
   "annotations":{"deprecated.daemonset.template.generation":"1"}},
  "spec":{"selector":{"matchLabels":{"app":"agent"}},
-  "template":{"metadata":{"creationTimestamp":null,"labels":{"app":"agent"}},
+  "template":{"metadata":{"labels":{"app":"agent"}},
    "spec":{"containers":[{"name":"agent","image":"busybox:1.36","resources":{},"terminationMessagePath":"/dev/termination-log","terminationMessagePolicy":"File","imagePullPolicy":"IfNotPresent"}],
     "restartPolicy":"Always","terminationGracePeriodSeconds":30,"dnsPolicy":"ClusterFirst","securityContext":{},"schedulerName":"default-scheduler"}},
   "updateStrategy":{"type":"RollingUpdate","rollingUpdate":{"maxUnavailable":1,"maxSurge":0}},"revisionHistoryLimit":10},

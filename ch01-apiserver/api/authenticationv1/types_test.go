@@ -43,7 +43,7 @@ const tokenRequest = `{"kind":"TokenRequest","apiVersion":"authentication.k8s.io
  "spec":{"audiences":["https://kubernetes.default.svc.cluster.local"],"expirationSeconds":3600,"boundObjectRef":null},
  "status":{"token":"eyJhbGciOiJSUzI1NiJ9.e30.c2ln","expirationTimestamp":"2026-11-30T03:10:00Z"}}`
 
-const tokenReview = `{"kind":"TokenReview","apiVersion":"authentication.k8s.io/v1","metadata":{"creationTimestamp":null},
+const tokenReview = `{"kind":"TokenReview","apiVersion":"authentication.k8s.io/v1","metadata":{},
  "spec":{"token":"abc"},
  "status":{"authenticated":true,"user":{"username":"system:serviceaccount:default:default","uid":"0c1d2e3f-0000-4000-8000-000000000001",
   "groups":["system:serviceaccounts","system:serviceaccounts:default","system:authenticated"],

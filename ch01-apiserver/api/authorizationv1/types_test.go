@@ -34,22 +34,22 @@ func roundTrip(t *testing.T, doc []byte, v any) {
 }
 
 // What "kubectl auth can-i list pods" gets back.
-const canI = `{"kind":"SelfSubjectAccessReview","apiVersion":"authorization.k8s.io/v1","metadata":{"creationTimestamp":null},
+const canI = `{"kind":"SelfSubjectAccessReview","apiVersion":"authorization.k8s.io/v1","metadata":{},
  "spec":{"resourceAttributes":{"namespace":"default","verb":"list","resource":"pods"}},
  "status":{"allowed":true,"reason":"RBAC: allowed by ClusterRoleBinding \"cluster-admin\" of ClusterRole \"cluster-admin\" to Group \"system:masters\""}}`
 
-const sar = `{"kind":"SubjectAccessReview","apiVersion":"authorization.k8s.io/v1","metadata":{"creationTimestamp":null},
+const sar = `{"kind":"SubjectAccessReview","apiVersion":"authorization.k8s.io/v1","metadata":{},
  "spec":{"resourceAttributes":{"namespace":"default","verb":"list","version":"v1","resource":"pods",
    "labelSelector":{"rawSelector":"app=web","requirements":[{"key":"app","operator":"In","values":["web"]}]},
    "fieldSelector":{"requirements":[{"key":"spec.nodeName","operator":"In","values":["node-1"]}]}},
   "user":"jane","groups":["dev","system:authenticated"],"extra":{"scopes":["a","b"]},"uid":"42"},
  "status":{"allowed":false,"denied":true,"evaluationError":"x"}}`
 
-const nonResource = `{"kind":"LocalSubjectAccessReview","apiVersion":"authorization.k8s.io/v1","metadata":{"namespace":"default","creationTimestamp":null},
+const nonResource = `{"kind":"LocalSubjectAccessReview","apiVersion":"authorization.k8s.io/v1","metadata":{"namespace":"default"},
  "spec":{"nonResourceAttributes":{"path":"/healthz","verb":"get"},"user":"jane"},"status":{"allowed":false}}`
 
 // What "kubectl auth can-i --list" gets back.
-const rules = `{"kind":"SelfSubjectRulesReview","apiVersion":"authorization.k8s.io/v1","metadata":{"creationTimestamp":null},
+const rules = `{"kind":"SelfSubjectRulesReview","apiVersion":"authorization.k8s.io/v1","metadata":{},
  "spec":{"namespace":"default"},
  "status":{"resourceRules":[{"verbs":["create"],"apiGroups":["authorization.k8s.io"],"resources":["selfsubjectaccessreviews","selfsubjectrulesreviews"]},
    {"verbs":["*"],"apiGroups":["*"],"resources":["*"]}],

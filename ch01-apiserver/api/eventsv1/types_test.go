@@ -106,7 +106,7 @@ func TestFromCoreFieldNames(t *testing.T) {
 }
 
 func TestSeriesRoundTrip(t *testing.T) {
-	in := `{"kind":"Event","apiVersion":"events.k8s.io/v1","metadata":{"name":"x.1","namespace":"default","creationTimestamp":null},
+	in := `{"kind":"Event","apiVersion":"events.k8s.io/v1","metadata":{"name":"x.1","namespace":"default"},
 		"eventTime":"2026-11-30T02:14:21.123456Z","series":{"count":5,"lastObservedTime":"2026-11-30T02:15:00.000001Z"},
 		"reportingController":"kubernetes.io/kubelet","reportingInstance":"kubelet-node-1","action":"Pulling","reason":"Pulling",
 		"regarding":{"kind":"Pod","namespace":"default","name":"web"},"related":{"kind":"Node","name":"node-1"},

@@ -40,7 +40,7 @@ const pdb = `{"kind":"PodDisruptionBudget","apiVersion":"policy/v1",
   "conditions":[{"type":"DisruptionAllowed","status":"True","observedGeneration":1,"lastTransitionTime":"2026-11-30T02:30:01Z","reason":"SufficientPods","message":""}]}}`
 
 // The body kubectl drain posts to pods/web/eviction.
-const eviction = `{"kind":"Eviction","apiVersion":"policy/v1","metadata":{"name":"web","namespace":"default","creationTimestamp":null},"deleteOptions":{"gracePeriodSeconds":30}}`
+const eviction = `{"kind":"Eviction","apiVersion":"policy/v1","metadata":{"name":"web","namespace":"default"},"deleteOptions":{"gracePeriodSeconds":30}}`
 
 func TestPodDisruptionBudgetRoundTrip(t *testing.T) {
 	var p PodDisruptionBudget

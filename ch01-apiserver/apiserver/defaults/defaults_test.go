@@ -73,7 +73,7 @@ func TestDeploymentLikeRealServer(t *testing.T) {
 		"progressDeadlineSeconds":600,"replicas":3,"revisionHistoryLimit":10,
 		"selector":{"matchLabels":{"app":"nginx"}},
 		"strategy":{"rollingUpdate":{"maxSurge":"25%","maxUnavailable":"25%"},"type":"RollingUpdate"},
-		"template":{"metadata":{"creationTimestamp":null,"labels":{"app":"nginx"}},"spec":{
+		"template":{"metadata":{"labels":{"app":"nginx"}},"spec":{
 			"containers":[{"image":"nginx:1.27","imagePullPolicy":"IfNotPresent","name":"nginx",
 				"ports":[{"containerPort":80,"protocol":"TCP"}],
 				"resources":{"requests":{"cpu":"100m","memory":"64Mi"}},
@@ -198,7 +198,7 @@ func TestCoreDefaults(t *testing.T) {
 	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "team"}}
 	Default(ns)
 	PrepareNamespaceForCreate(ns)
-	sameJSON(t, "namespace", ns, `{"metadata":{"name":"team","creationTimestamp":null,"labels":{"kubernetes.io/metadata.name":"team"}},
+	sameJSON(t, "namespace", ns, `{"metadata":{"name":"team","labels":{"kubernetes.io/metadata.name":"team"}},
 		"spec":{"finalizers":["kubernetes"]},"status":{"phase":"Active"}}`)
 
 	s := &corev1.Secret{StringData: map[string]string{"k": "v"}}

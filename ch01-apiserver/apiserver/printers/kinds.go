@@ -423,10 +423,14 @@ var secretPrinter = printer{
 }
 
 var serviceAccountPrinter = printer{
-	columns: []metav1.TableColumnDefinition{nameColumn, ageColumn},
+	columns: []metav1.TableColumnDefinition{
+		nameColumn,
+		column("Secrets", "string", doc("core/v1 ServiceAccount.secrets")),
+		ageColumn,
+	},
 	row: func(obj metav1.Object, now time.Time) ([]any, []metav1.TableRowCondition) {
 		sa := obj.(*corev1.ServiceAccount)
-		return []any{sa.Name, age(sa.CreationTimestamp, now)}, nil
+		return []any{sa.Name, int64(len(sa.Secrets)), age(sa.CreationTimestamp, now)}, nil
 	},
 }
 

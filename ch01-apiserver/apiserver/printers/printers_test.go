@@ -418,7 +418,7 @@ func TestIncludeObjectAndNoHeaders(t *testing.T) {
 		t.Fatal(err)
 	}
 	b, _ := json.Marshal(table)
-	want := `{"kind":"Table","apiVersion":"meta.k8s.io/v1","metadata":{"resourceVersion":"7"},"columnDefinitions":null,"rows":[{"cells":["c",1,"\u003cunknown\u003e"],"object":{"kind":"ConfigMap","apiVersion":"v1","metadata":{"name":"c","namespace":"default","creationTimestamp":null},"data":{"a":"b"}}}]}`
+	want := `{"kind":"Table","apiVersion":"meta.k8s.io/v1","metadata":{"resourceVersion":"7"},"columnDefinitions":null,"rows":[{"cells":["c",1,"\u003cunknown\u003e"],"object":{"kind":"ConfigMap","apiVersion":"v1","metadata":{"name":"c","namespace":"default"},"data":{"a":"b"}}}]}`
 	if string(b) != want {
 		t.Errorf("got  %s\nwant %s", b, want)
 	}
