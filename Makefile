@@ -8,7 +8,7 @@ TEST_TIMEOUT ?= 30m
 FUZZTIME     ?= 5s
 
 .DEFAULT_GOAL := help
-.PHONY: help ch01-run deps vet fmt-check test test-short bench-apiserver fuzz ref-build ref-up ref-down compare golden
+.PHONY: help ch01-run ch02-run deps vet fmt-check test test-short bench-apiserver fuzz ref-build ref-up ref-down compare compare-golden golden
 
 help: ## list the targets
 	@echo "Kubik: make <target>"
@@ -16,6 +16,9 @@ help: ## list the targets
 
 ch01-run: ## run the chapter 1 apiserver; state in DATA_DIR (default .kubik)
 	$(GO) run ./ch01-apiserver --data-dir $(DATA_DIR)
+
+ch02-run: ## run the chapter 2 apiserver on an embedded etcd; state (etcd too) in DATA_DIR
+	$(GO) run ./ch02-etcd-store --data-dir $(DATA_DIR)
 
 deps: ## install the system packages the tests need (only what is missing)
 	@scripts/ensure-deps.sh
@@ -58,8 +61,14 @@ ref-up: ref-build ## run the reference Kubernetes control plane on free loopback
 ref-down: ## stop the reference cluster
 	$(GO) run ./compare/cmd/refcluster -dir $(REF_DIR) down
 
-compare: ## run SCENARIO against Kubik and the reference cluster; print the differences and the score
-	$(GO) run ./compare/cmd/compare -kubectl $(KUBECTL_VERSION) -ref-kubeconfig $(REF_DIR)/admin.kubeconfig $(SCENARIO)
+compare: ref-build ## run SCENARIO against Kubik and a fresh reference cluster; print the differences and the score
+	@scripts/ensure-deps.sh etcd=etcd-server
+	$(GO) run ./compare/cmd/compare -kubectl $(KUBECTL_VERSION) -ref-bin $(REF_DIR)/bin $(SCENARIO)
 
-golden: ## record the reference cluster's outputs of every scenario as goldens (compare/testdata/golden)
-	$(GO) run ./compare/cmd/compare -golden -kubectl $(KUBECTL_VERSION) -ref-kubeconfig $(REF_DIR)/admin.kubeconfig $(SCENARIO)
+compare-golden: ## the same against the recorded goldens (no upstream build needed)
+	$(GO) run ./compare/cmd/compare -against-golden -kubectl $(KUBECTL_VERSION) $(SCENARIO)
+
+golden: ref-build ## record real Kubernetes' outputs of every scenario, kubectl 1.27 and 1.33 (compare/testdata/golden)
+	@scripts/ensure-deps.sh etcd=etcd-server
+	$(GO) run ./compare/cmd/compare -golden -kubectl 1.33 -ref-bin $(REF_DIR)/bin $(SCENARIO)
+	$(GO) run ./compare/cmd/compare -golden -kubectl 1.27 -ref-bin $(REF_DIR)/bin $(SCENARIO)

@@ -87,6 +87,13 @@ type Output struct {
 
 // Run executes the scenario with kubectl against the cluster of kubeconfig.
 func Run(s *Scenario, kubectl, kubeconfig string) ([]Output, error) {
+	kubeconfig, err := filepath.Abs(kubeconfig) // commands run in a temporary directory
+	if err != nil {
+		return nil, err
+	}
+	if _, err := os.Stat(kubeconfig); err != nil {
+		return nil, fmt.Errorf("kubeconfig: %w (is the cluster up? make ref-up)", err)
+	}
 	sh, err := labtest.NewShell(labtest.Env{Kubectl: kubectl, Kubeconfig: kubeconfig})
 	if err != nil {
 		return nil, err

@@ -21,6 +21,11 @@ var rules = []struct {
 	{regexp.MustCompile(`(Server Version: )v\d+\.\d+\.\d+\S*`), "${1}<VERSION>"},
 	{regexp.MustCompile(`("gitVersion": ?")v\d+\.\d+\.\d+[^"]*`), "${1}<VERSION>"},
 	{regexp.MustCompile(`(gitVersion: )v\d+\.\d+\.\d+\S*`), "${1}<VERSION>"},
+	{regexp.MustCompile(`(GitVersion:")v\d+\.\d+\.\d+[^"]*`), "${1}<VERSION>"}, // kubectl 1.27 prints the struct
+	// When, from which commit and with which Go the server was built.
+	{regexp.MustCompile(`((?i)"?gitCommit"?: ?")[^"]*`), "${1}<COMMIT>"},
+	{regexp.MustCompile(`((?i)"?buildDate"?: ?")[^"]*`), "${1}<TIME>"},
+	{regexp.MustCompile(`((?i)"?goVersion"?: ?")go[^"]*`), "${1}<GO>"},
 	// UIDs.
 	{regexp.MustCompile(`[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}`), "<UID>"},
 	// resourceVersions in YAML and JSON, and the watch's list revision.

@@ -21,6 +21,8 @@ nginx-7c5ddbdf54-x7b2q   0/1   Pending   0   <invalid>`
 		{`  creationTimestamp: "2026-11-30T02:51:57Z"`, `  creationTimestamp: "2026-12-01T10:00:00Z"`},
 		{`CreationTimestamp:  Mon, 30 Nov 2026 02:51:58 +0000`, `CreationTimestamp:  Tue, 01 Dec 2026 10:00:00 +0000`},
 		{`Server Version: v1.35.4`, `Server Version: v1.35.4-kubik`},
+		{`Server Version: version.Info{Major:"1", Minor:"35", GitVersion:"v1.35.4", GitCommit:"", GitTreeState:"clean", BuildDate:"2026-11-30T03:22:00Z", GoVersion:"go1.26.8", Compiler:"gc", Platform:"linux/amd64"}`,
+			`Server Version: version.Info{Major:"1", Minor:"35", GitVersion:"v1.35.4-kubik", GitCommit:"", GitTreeState:"clean", BuildDate:"2026-11-30T00:00:00Z", GoVersion:"go1.26.7", Compiler:"gc", Platform:"linux/amd64"}`},
 		{`  clusterIP: 10.96.50.99`, `  clusterIP: 10.98.39.191`},
 		{`Kubernetes control plane is running at https://127.0.0.1:6443`, `Kubernetes control plane is running at https://127.0.0.1:40123`},
 		{`      name: kube-api-access-kkkp8`, `      name: kube-api-access-x7b2q`},
@@ -48,6 +50,8 @@ func TestNormalizeKeepsRealDifferences(t *testing.T) {
 		{"  terminationGracePeriodSeconds: 30", "  terminationGracePeriodSeconds: 31"},
 		// the fixed ClusterIP of the kubernetes Service and a non-service address
 		{"kubernetes  ClusterIP  10.96.0.1  <none>  443/TCP  5s", "kubernetes  ClusterIP  10.96.0.2  <none>  443/TCP  5s"},
+		// the version struct's other fields still count
+		{`version.Info{Major:"1", Minor:"35", GitVersion:"v1.35.4"}`, `version.Info{Major:"1", Minor:"34", GitVersion:"v1.35.4"}`},
 		// a name that only looks generated when it is not
 		{"pod/web created", "pod/wec created"},
 		{"deployment.apps/nginx created", "deployment.apps/nginx configured"},

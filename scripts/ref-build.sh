@@ -66,7 +66,7 @@ for b in $missing; do
   echo "ref-build: building $b $REF_VERSION (this takes a while on a cold cache)..."
   start=$(date +%s)
   GOFLAGS=-mod=mod go build -trimpath \
-    -ldflags "-s -w -X k8s.io/component-base/version.gitVersion=$REF_VERSION -X k8s.io/component-base/version.gitMajor=1 -X k8s.io/component-base/version.gitMinor=$minor -X k8s.io/component-base/version.gitTreeState=clean -X k8s.io/component-base/version.buildDate=$(date -u +%Y-%m-%dT%H:%M:%SZ)" \
+    -ldflags "-s -w -X k8s.io/component-base/version.gitVersion=$REF_VERSION -X k8s.io/component-base/version.gitMajor=1 -X k8s.io/component-base/version.gitMinor=$minor -X k8s.io/component-base/version.gitCommit= -X k8s.io/component-base/version.gitTreeState=clean -X k8s.io/component-base/version.buildDate=$(date -u +%Y-%m-%dT%H:%M:%SZ)" \
     -o "$REF_DIR/bin/$b" "k8s.io/kubernetes/cmd/$b"
   echo "$REF_VERSION" > "$REF_DIR/bin/$b.version"
   echo "ref-build: $b done in $(( $(date +%s) - start ))s"

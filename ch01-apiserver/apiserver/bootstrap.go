@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"net/netip"
 
 	"kubik/ch01-apiserver/api/corev1"
 	"kubik/ch01-apiserver/api/discoveryv1"
@@ -45,6 +46,14 @@ func (s *Server) Bootstrap(ctx context.Context) error {
 	}
 	if err := s.ensure(ctx, svc); err != nil {
 		return err
+	}
+	// The Endpoints and EndpointSlice say where the apiserver really is. A
+	// loopback address is useless to pods (and invalid in Endpoints), so
+	// upstream's endpoint reconciler fails on it; we say so once.
+	if ip, err := netip.ParseAddr(s.cfg.AdvertiseAddress); err != nil || ip.IsLoopback() || ip.IsUnspecified() {
+		s.log.Warn("not publishing the kubernetes Service's endpoints: the advertise address is a loopback address; set --advertise-address to an address pods can reach",
+			"advertiseAddress", s.cfg.AdvertiseAddress)
+		return nil
 	}
 	ep := &corev1.Endpoints{
 		ObjectMeta: metav1.ObjectMeta{Name: "kubernetes", Namespace: "default",

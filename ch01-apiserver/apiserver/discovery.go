@@ -1,6 +1,8 @@
 package apiserver
 
 import (
+	"crypto/sha256"
+	"encoding/base64"
 	"net"
 	"net/http"
 	"sort"
@@ -183,6 +185,7 @@ func resourceList(gv string) (metav1.APIResourceList, bool) {
 		list.APIResources = append(list.APIResources, metav1.APIResource{
 			Name: r.Resource, SingularName: r.Singular, Namespaced: r.Namespaced, Kind: r.Kind,
 			Verbs: r.Verbs, ShortNames: r.ShortNames, Categories: r.Categories,
+			StorageVersionHash: storageVersionHash(r.Group, r.Version, r.Kind),
 		})
 		for _, sub := range r.Subresources {
 			list.APIResources = append(list.APIResources, metav1.APIResource{
@@ -192,6 +195,14 @@ func resourceList(gv string) (metav1.APIResourceList, bool) {
 		}
 	}
 	return list, found
+}
+
+// storageVersionHash tells clients when a resource's storage version
+// changes (the storage-version migrator uses it): the first 8 bytes of the
+// SHA-256 of "group/version/kind", base64-encoded, as upstream computes it.
+func storageVersionHash(group, version, kind string) string {
+	sum := sha256.Sum256([]byte(group + "/" + version + "/" + kind))
+	return base64.StdEncoding.EncodeToString(sum[:8])
 }
 
 // Aggregated discovery documents (apidiscovery.k8s.io/v2 and v2beta1 have the same shape).

@@ -32,7 +32,8 @@ const (
 
 // Options of Up.
 type Options struct {
-	Dir         string   // .kubik/ref: bin/, pki/, etcd/, logs/, *.kubeconfig, pids
+	Dir         string   // .kubik/ref: pki/, etcd/, logs/, *.kubeconfig, pids
+	BinDir      string   // where scripts/ref-build.sh put the binaries (default Dir/bin)
 	Components  []string // beyond the apiserver: ControllerManager, Scheduler
 	EtcdBinary  string   // default: etcd on PATH
 	ServiceCIDR string   // default 10.96.0.0/12
@@ -71,7 +72,10 @@ func Up(ctx context.Context, o Options) (*Cluster, error) {
 	if err != nil {
 		return nil, fmt.Errorf("etcd not found (Debian: apt-get install etcd-server): %w", err)
 	}
-	bin := filepath.Join(o.Dir, "bin")
+	bin := o.BinDir
+	if bin == "" {
+		bin = filepath.Join(o.Dir, "bin")
+	}
 	for _, c := range append([]string{APIServer}, o.Components...) {
 		if _, err := os.Stat(filepath.Join(bin, c)); err != nil {
 			return nil, fmt.Errorf("%s is not built yet: run scripts/ref-build.sh (make ref-up does)", c)

@@ -1,6 +1,8 @@
 package validation
 
 import (
+	"fmt"
+	"net/netip"
 	"reflect"
 
 	"kubik/ch01-apiserver/api/corev1"
@@ -149,10 +151,10 @@ func validateEndpoints(ep *corev1.Endpoints) field.ErrorList {
 			errs = append(errs, field.Required(p, "must specify `addresses` or `notReadyAddresses`"))
 		}
 		for j, a := range ss.Addresses {
-			errs = append(errs, IsValidIP(p.Child("addresses").Index(j).Child("ip"), a.IP)...)
+			errs = append(errs, validateNonSpecialIP(a.IP, p.Child("addresses").Index(j).Child("ip"))...)
 		}
 		for j, a := range ss.NotReadyAddresses {
-			errs = append(errs, IsValidIP(p.Child("notReadyAddresses").Index(j).Child("ip"), a.IP)...)
+			errs = append(errs, validateNonSpecialIP(a.IP, p.Child("notReadyAddresses").Index(j).Child("ip"))...)
 		}
 		for j, port := range ss.Ports {
 			pp := p.Child("ports").Index(j)
@@ -231,6 +233,28 @@ func validateEvent(ev *corev1.Event) field.ErrorList {
 	errs := ValidateObjectMeta(&ev.ObjectMeta, true, NameIsDNSSubdomain, field.NewPath("metadata"))
 	if ns := ev.InvolvedObject.Namespace; ns != "" && ns != ev.Namespace {
 		errs = append(errs, field.Invalid(field.NewPath("involvedObject", "namespace"), ns, "does not match event.namespace"))
+	}
+	return errs
+}
+
+// validateNonSpecialIP: endpoints may not point at addresses that mean "this
+// node" (loopback, unspecified, link-local), which would let a Service reach
+// the node itself or its metadata service.
+func validateNonSpecialIP(ip string, fldPath *field.Path) field.ErrorList {
+	errs := IsValidIP(fldPath, ip)
+	if len(errs) > 0 {
+		return errs
+	}
+	addr, _ := netip.ParseAddr(ip)
+	switch {
+	case addr.IsUnspecified():
+		errs = append(errs, field.Invalid(fldPath, ip, fmt.Sprintf("may not be unspecified (%v)", ip)))
+	case addr.IsLoopback():
+		errs = append(errs, field.Invalid(fldPath, ip, "may not be in the loopback range (127.0.0.0/8, ::1/128)"))
+	case addr.IsLinkLocalUnicast():
+		errs = append(errs, field.Invalid(fldPath, ip, "may not be in the link-local range (169.254.0.0/16, fe80::/10)"))
+	case addr.IsLinkLocalMulticast():
+		errs = append(errs, field.Invalid(fldPath, ip, "may not be in the link-local multicast range (224.0.0.0/24, ff02::/10)"))
 	}
 	return errs
 }

@@ -39,7 +39,7 @@ func validateEndpointSlice(s *discoveryv1.EndpointSlice) field.ErrorList {
 		}
 		if s.AddressType != discoveryv1.AddressTypeFQDN {
 			for j, a := range ep.Addresses {
-				errs = append(errs, IsValidIP(p.Child("addresses").Index(j), a)...)
+				errs = append(errs, validateNonSpecialIP(a, p.Child("addresses").Index(j))...)
 			}
 		}
 	}

@@ -2,13 +2,19 @@
 // real Kubernetes and prints what differs (`make compare SCENARIO=...`), or
 // records the reference outputs as goldens (`make golden`).
 //
-//	compare [-kubectl 1.33] [-ref-kubeconfig .kubik/ref/admin.kubeconfig] SCENARIO.md...
-//	compare -golden [-ref-kubeconfig ...] SCENARIO.md...        (writes compare/testdata/golden/)
-//	compare -against-golden SCENARIO.md...                       (no reference cluster needed)
+//	compare [-kubectl 1.33] SCENARIO.md...           compare with a fresh reference cluster per scenario
+//	compare -golden SCENARIO.md...                   record the reference outputs (compare/testdata/golden/)
+//	compare -against-golden SCENARIO.md...           compare with the goldens (no upstream binaries needed)
+//
+// Each scenario runs against a fresh Kubik chapter and a fresh reference
+// cluster (the upstream binaries in -ref-bin, with the components the
+// scenario asks for), so scenarios do not see each other's objects.
+// -ref-kubeconfig uses an already running cluster instead (make ref-up).
 package main
 
 import (
 	"bytes"
+	"context"
 	"flag"
 	"fmt"
 	"os"
@@ -16,11 +22,13 @@ import (
 
 	"kubik/ch01-apiserver/testenv"
 	"kubik/compare"
+	"kubik/compare/refcluster"
 )
 
 func main() {
 	kubectlVersion := flag.String("kubectl", "1.33", "kubectl version to run (kubectl.<version> in "+testenv.KubectlDir+")")
-	refKubeconfig := flag.String("ref-kubeconfig", ".kubik/ref/admin.kubeconfig", "kubeconfig of the reference cluster (make ref-up)")
+	refKubeconfig := flag.String("ref-kubeconfig", "", "kubeconfig of a running reference cluster (default: start a fresh one per scenario)")
+	refBin := flag.String("ref-bin", ".kubik/ref/bin", "upstream binaries built by scripts/ref-build.sh (make ref-build)")
 	golden := flag.Bool("golden", false, "record the reference cluster's outputs as goldens instead of comparing")
 	againstGolden := flag.Bool("against-golden", false, "compare Kubik with the recorded goldens, not a live reference cluster")
 	goldenDir := flag.String("golden-dir", "compare/testdata/golden", "where goldens live")
@@ -32,7 +40,7 @@ func main() {
 	}
 	failed := false
 	for _, path := range flag.Args() {
-		if err := run(path, kubectl, *kubectlVersion, *refKubeconfig, *goldenDir, *golden, *againstGolden); err != nil {
+		if err := run(path, kubectl, *kubectlVersion, *refKubeconfig, *refBin, *goldenDir, *golden, *againstGolden); err != nil {
 			fmt.Fprintln(os.Stderr, "compare:", err)
 			failed = true
 		}
@@ -46,13 +54,31 @@ func goldenPath(dir, scenario, version string) string {
 	return filepath.Join(dir, scenario+".kubectl-"+version+".txt")
 }
 
-func run(path, kubectl, version, refKubeconfig, goldenDir string, record, againstGolden bool) error {
+// reference runs the scenario against real Kubernetes.
+func reference(s *compare.Scenario, kubectl, refKubeconfig, refBin string) ([]compare.Output, error) {
+	if refKubeconfig != "" {
+		return compare.Run(s, kubectl, refKubeconfig)
+	}
+	dir, err := os.MkdirTemp("", "kubik-ref-")
+	if err != nil {
+		return nil, err
+	}
+	defer os.RemoveAll(dir)
+	c, err := refcluster.Up(context.Background(), refcluster.Options{Dir: dir, BinDir: refBin, Components: s.RefComponents})
+	if err != nil {
+		return nil, err
+	}
+	defer refcluster.Down(dir)
+	return compare.Run(s, kubectl, c.AdminKubeconfig)
+}
+
+func run(path, kubectl, version, refKubeconfig, refBin, goldenDir string, record, againstGolden bool) error {
 	s, err := compare.LoadScenario(path)
 	if err != nil {
 		return err
 	}
 	if record {
-		ref, err := compare.Run(s, kubectl, refKubeconfig)
+		ref, err := reference(s, kubectl, refKubeconfig, refBin)
 		if err != nil {
 			return err
 		}
@@ -75,7 +101,7 @@ func run(path, kubectl, version, refKubeconfig, goldenDir string, record, agains
 		if ref, err = compare.ReadGolden(b); err != nil {
 			return err
 		}
-	} else if ref, err = compare.Run(s, kubectl, refKubeconfig); err != nil {
+	} else if ref, err = reference(s, kubectl, refKubeconfig, refBin); err != nil {
 		return err
 	}
 

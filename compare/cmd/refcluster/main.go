@@ -13,7 +13,8 @@ import (
 )
 
 func main() {
-	dir := flag.String("dir", ".kubik/ref", "directory with bin/ (from scripts/ref-build.sh); state and logs go here too")
+	dir := flag.String("dir", ".kubik/ref", "directory for the cluster's PKI, etcd data, logs and admin.kubeconfig")
+	bin := flag.String("bin", "", "directory with the upstream binaries from scripts/ref-build.sh (default DIR/bin)")
 	components := flag.String("components", "kube-controller-manager,kube-scheduler", "components to run besides kube-apiserver (comma-separated, may be empty)")
 	flag.Parse()
 	switch flag.Arg(0) {
@@ -24,7 +25,7 @@ func main() {
 				cs = append(cs, c)
 			}
 		}
-		c, err := refcluster.Up(context.Background(), refcluster.Options{Dir: *dir, Components: cs})
+		c, err := refcluster.Up(context.Background(), refcluster.Options{Dir: *dir, BinDir: *bin, Components: cs})
 		if err != nil {
 			fmt.Fprintln(os.Stderr, "refcluster:", err)
 			os.Exit(1)
