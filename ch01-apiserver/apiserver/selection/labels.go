@@ -11,15 +11,16 @@
 package selection
 
 import (
-	"encoding/json"
+	"errors"
 	"fmt"
-	"regexp"
 	"slices"
 	"sort"
 	"strconv"
 	"strings"
 
 	"kubik/ch01-apiserver/api/metav1"
+	"kubik/ch01-apiserver/apiserver/validation"
+	"kubik/ch01-apiserver/apiserver/validation/field"
 )
 
 // Operator is the relation of a label requirement. The spellings are
@@ -184,42 +185,44 @@ func (r Requirement) String() string {
 // labels.NewRequirement does: a valid key, the number of values each
 // operator needs, integers for gt/lt and valid label values. All problems
 // are reported together.
-func NewRequirement(key string, op Operator, values []string) (Requirement, error) {
-	var errs fieldErrors
-	if err := validateLabelKey(key, "key"); err != nil {
-		errs = append(errs, err)
-	}
+func NewRequirement(key string, op Operator, vals []string) (Requirement, error) {
+	var errs field.ErrorList
+	values := field.NewPath("values")
+	errs = append(errs, validateLabelKey(key, field.NewPath("key"))...)
 	switch op {
 	case In, NotIn:
-		if len(values) == 0 {
-			errs = append(errs, invalid("values", values, "for 'in', 'notin' operators, values set can't be empty"))
+		if len(vals) == 0 {
+			errs = append(errs, field.Invalid(values, vals, "for 'in', 'notin' operators, values set can't be empty"))
 		}
 	case Equals, DoubleEquals, NotEquals:
-		if len(values) != 1 {
-			errs = append(errs, invalid("values", values, "exact-match compatibility requires one single value"))
+		if len(vals) != 1 {
+			errs = append(errs, field.Invalid(values, vals, "exact-match compatibility requires one single value"))
 		}
 	case Exists, DoesNotExist:
-		if len(values) != 0 {
-			errs = append(errs, invalid("values", values, "values set must be empty for exists and does not exist"))
+		if len(vals) != 0 {
+			errs = append(errs, field.Invalid(values, vals, "values set must be empty for exists and does not exist"))
 		}
 	case GreaterThan, LessThan:
-		if len(values) != 1 {
-			errs = append(errs, invalid("values", values, "for 'Gt', 'Lt' operators, exactly one value is required"))
+		if len(vals) != 1 {
+			errs = append(errs, field.Invalid(values, vals, "for 'Gt', 'Lt' operators, exactly one value is required"))
 		}
-		for i, v := range values {
+		for i, v := range vals {
 			if _, err := strconv.ParseInt(v, 10, 64); err != nil {
-				errs = append(errs, invalid(fmt.Sprintf("values[%d]", i), v, "for 'Gt', 'Lt' operators, the value must be an integer"))
+				errs = append(errs, field.Invalid(values.Index(i), v, "for 'Gt', 'Lt' operators, the value must be an integer"))
 			}
 		}
 	default:
-		errs = append(errs, notSupported("operator", string(op), append(slices.Clone(binaryOperators), string(Exists), string(DoesNotExist))))
+		errs = append(errs, field.NotSupported(field.NewPath("operator"), string(op), append(slices.Clone(binaryOperators), string(Exists), string(DoesNotExist))))
 	}
-	for i, v := range values {
-		if msgs := isLabelValue(v); len(msgs) != 0 {
-			errs = append(errs, invalid(fmt.Sprintf("values[%d][%s]", i, key), v, strings.Join(msgs, "; ")))
+	for i, v := range vals {
+		for _, msg := range validation.IsValidLabelValue(v) {
+			errs = append(errs, field.Invalid(values.Index(i).Key(key), v, msg))
 		}
 	}
-	return Requirement{Key: key, Operator: op, Values: values}, errs.aggregate()
+	if len(errs) > 0 {
+		return Requirement{}, errors.New(validation.AggregateMessage(errs))
+	}
+	return Requirement{Key: key, Operator: op, Values: vals}, nil
 }
 
 // FromLabelSelector turns the structured selector of a Deployment,
@@ -298,159 +301,11 @@ func sortByKey(reqs []Requirement) {
 	sort.SliceStable(reqs, func(i, j int) bool { return reqs[i].Key < reqs[j].Key })
 }
 
-// Label key and value syntax (upstream k8s.io/apimachinery/pkg/api/validate/content).
-
-const (
-	labelKeyFmt       = "([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]"
-	labelKeyErrMsg    = "must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character"
-	labelValueFmt     = "(" + labelKeyFmt + ")?"
-	labelValueErrMsg  = "a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character"
-	dns1123LabelFmt   = "[a-z0-9]([-a-z0-9]*[a-z0-9])?"
-	dns1123SubFmt     = dns1123LabelFmt + "(\\." + dns1123LabelFmt + ")*"
-	dns1123SubErrMsg  = "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character"
-	labelMaxLength    = 63
-	subdomainMaxLenth = 253
-)
-
-var (
-	labelKeyRegexp   = regexp.MustCompile("^" + labelKeyFmt + "$")
-	labelValueRegexp = regexp.MustCompile("^" + labelValueFmt + "$")
-	dns1123SubRegexp = regexp.MustCompile("^" + dns1123SubFmt + "$")
-)
-
-// regexError words a syntax error with examples, as upstream's RegexError.
-func regexError(msg, re string, examples ...string) string {
-	msg += " (e.g. "
-	for i, e := range examples {
-		if i > 0 {
-			msg += " or "
-		}
-		msg += "'" + e + "', "
-	}
-	return msg + "regex used for validation is '" + re + "')"
-}
-
-func maxLenError(n int) string { return fmt.Sprintf("must be no more than %d bytes", n) }
-
-// isLabelKey checks "[prefix/]name": an optional DNS subdomain prefix and a
-// name of at most 63 characters.
-func isLabelKey(value string) []string {
-	var errs []string
-	parts := strings.Split(value, "/")
-	var name string
-	switch len(parts) {
-	case 1:
-		name = parts[0]
-	case 2:
-		prefix := parts[0]
-		name = parts[1]
-		if prefix == "" {
-			errs = append(errs, "prefix part must be non-empty")
-		} else {
-			if len(prefix) > subdomainMaxLenth {
-				errs = append(errs, "prefix part "+maxLenError(subdomainMaxLenth))
-			}
-			if !dns1123SubRegexp.MatchString(prefix) {
-				errs = append(errs, "prefix part "+regexError(dns1123SubErrMsg, dns1123SubFmt, "example.com"))
-			}
-		}
-	default:
-		return []string{"a valid label key " + regexError(labelKeyErrMsg, labelKeyFmt, "MyName", "my.name", "123-abc") +
-			" with an optional DNS subdomain prefix and '/' (e.g. 'example.com/MyName')"}
-	}
-	if name == "" {
-		errs = append(errs, "name part must be non-empty")
-	} else if len(name) > labelMaxLength {
-		errs = append(errs, "name part "+maxLenError(labelMaxLength))
-	}
-	if !labelKeyRegexp.MatchString(name) {
-		errs = append(errs, "name part "+regexError(labelKeyErrMsg, labelKeyFmt, "MyName", "my.name", "123-abc"))
+// validateLabelKey checks a label key with upstream's rules and messages.
+func validateLabelKey(key string, path *field.Path) field.ErrorList {
+	var errs field.ErrorList
+	for _, msg := range validation.IsQualifiedName(key) {
+		errs = append(errs, field.Invalid(path, key, msg))
 	}
 	return errs
-}
-
-// isLabelValue checks a label value: empty, or at most 63 characters of
-// the label-key alphabet.
-func isLabelValue(value string) []string {
-	var errs []string
-	if len(value) > labelMaxLength {
-		errs = append(errs, maxLenError(labelMaxLength))
-	}
-	if !labelValueRegexp.MatchString(value) {
-		errs = append(errs, regexError(labelValueErrMsg, labelValueFmt, "MyValue", "my_value", "12345"))
-	}
-	return errs
-}
-
-// validateLabelKey returns the field error for a bad key at path.
-func validateLabelKey(key, path string) error {
-	if msgs := isLabelKey(key); len(msgs) != 0 {
-		return invalid(path, key, strings.Join(msgs, "; "))
-	}
-	return nil
-}
-
-// Field errors, worded like upstream's field.Error so the messages match
-// character for character ("values[0][app]: Invalid value: \"-x\": ...").
-
-type fieldError struct {
-	path   string
-	kind   string // "Invalid value", "Unsupported value"
-	value  any
-	detail string
-}
-
-func invalid(path string, value any, detail string) *fieldError {
-	return &fieldError{path: path, kind: "Invalid value", value: value, detail: detail}
-}
-
-func notSupported(path string, value string, valid []string) *fieldError {
-	quoted := make([]string, len(valid))
-	for i, v := range valid {
-		quoted[i] = strconv.Quote(v)
-	}
-	return &fieldError{path: path, kind: "Unsupported value", value: value, detail: "supported values: " + strings.Join(quoted, ", ")}
-}
-
-func (e *fieldError) Error() string {
-	var v string
-	switch t := e.value.(type) {
-	case string:
-		v = strconv.Quote(t)
-	default:
-		b, _ := json.Marshal(t)
-		v = string(b)
-	}
-	s := fmt.Sprintf("%s: %s: %s", e.path, e.kind, v)
-	if e.detail != "" {
-		s += ": " + e.detail
-	}
-	return s
-}
-
-// fieldErrors aggregates like upstream's utilerrors.Aggregate: one error is
-// printed as is, several as "[a, b]" without duplicates.
-type fieldErrors []error
-
-func (errs fieldErrors) aggregate() error {
-	if len(errs) == 0 {
-		return nil
-	}
-	return errs
-}
-
-func (errs fieldErrors) Error() string {
-	if len(errs) == 1 {
-		return errs[0].Error()
-	}
-	var msgs []string
-	for _, e := range errs {
-		if m := e.Error(); !slices.Contains(msgs, m) {
-			msgs = append(msgs, m)
-		}
-	}
-	if len(msgs) == 1 {
-		return msgs[0]
-	}
-	return "[" + strings.Join(msgs, ", ") + "]"
 }

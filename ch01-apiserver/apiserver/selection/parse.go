@@ -1,9 +1,12 @@
 package selection
 
 import (
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
+
+	"kubik/ch01-apiserver/apiserver/validation"
 )
 
 // ParseLabelSelector parses the query-string form of a label selector:
@@ -213,8 +216,8 @@ func (p *parser) parseKeyAndInferOperator() (string, Operator, error) {
 		return "", "", fmt.Errorf("found '%s', expected: identifier", it.literal)
 	}
 	// Upstream validates the key here without a field path, hence "<nil>".
-	if err := validateLabelKey(it.literal, "<nil>"); err != nil {
-		return "", "", err
+	if errs := validateLabelKey(it.literal, nil); len(errs) > 0 {
+		return "", "", errors.New(validation.AggregateMessage(errs))
 	}
 	if next := p.lookahead(); next.tok == endOfStringToken || next.tok == commaToken {
 		if op != DoesNotExist {
