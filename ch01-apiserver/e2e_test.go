@@ -18,7 +18,6 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -856,24 +855,6 @@ func (k *kube) command(ctx context.Context, env []string, args ...string) *exec.
 	return cmd
 }
 
-// syncBuffer is written by a running kubectl and read by the test.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
-
 // waitFor polls until cond holds or the deadline passes.
 func waitFor(d time.Duration, cond func() bool) bool {
 	deadline := time.Now().Add(d)
@@ -892,7 +873,7 @@ func (k *kube) watch() {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	cmd := k.command(ctx, nil, "get", "pods", "-w")
-	var out, errb syncBuffer
+	var out, errb testenv.SyncBuffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
@@ -941,7 +922,7 @@ func (k *kube) waitAndDelete() {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	cmd := k.command(ctx, nil, "wait", "--for=delete", "pod/web", "--timeout=20s")
-	var out, errb syncBuffer
+	var out, errb testenv.SyncBuffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
 	if err := cmd.Start(); err != nil {
 		k.t.Fatal(err)

@@ -244,7 +244,7 @@ func mustKubectl(t *testing.T, c *testenv.Cluster, args ...string) string {
 }
 
 type bgKubectl struct {
-	out  syncBuffer
+	out  testenv.SyncBuffer
 	args []string
 }
 
@@ -280,23 +280,6 @@ func waitOutput(t *testing.T, bk *bgKubectl, want string, timeout time.Duration)
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
-}
-
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
 }
 
 var insecure = &http.Client{Timeout: 10 * time.Second, Transport: &http.Transport{TLSClientConfig: &tls.Config{InsecureSkipVerify: true}}}

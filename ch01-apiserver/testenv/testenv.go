@@ -87,7 +87,7 @@ type Cluster struct {
 	DataDir    string
 	Kubeconfig string
 	cmd        *exec.Cmd
-	logs       *bytes.Buffer
+	logs       *SyncBuffer
 	done       chan struct{}
 }
 
@@ -132,10 +132,10 @@ func Launch(binary string, o Options) (*Cluster, error) {
 		port := ln.Addr().(*net.TCPAddr).Port
 		ln.Close()
 		c := &Cluster{Port: port, DataDir: o.DataDir, URL: "https://127.0.0.1:" + strconv.Itoa(port),
-			Kubeconfig: filepath.Join(o.DataDir, "admin.kubeconfig"), logs: &bytes.Buffer{}, done: make(chan struct{})}
+			Kubeconfig: filepath.Join(o.DataDir, "admin.kubeconfig"), logs: &SyncBuffer{}, done: make(chan struct{})}
 		args := append([]string{"--data-dir", o.DataDir, "--secure-port", strconv.Itoa(port)}, o.Args...)
 		c.cmd = exec.Command(binary, args...)
-		c.cmd.Stdout = &lockedWriter{w: c.logs}
+		c.cmd.Stdout = c.logs
 		c.cmd.Stderr = c.cmd.Stdout
 		c.cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 		if err := c.cmd.Start(); err != nil {
@@ -152,24 +152,27 @@ func Launch(binary string, o Options) (*Cluster, error) {
 	return nil, lastErr
 }
 
-type lockedWriter struct {
+// SyncBuffer is a bytes.Buffer that a running process writes to while a
+// test reads it.
+type SyncBuffer struct {
 	mu sync.Mutex
-	w  *bytes.Buffer
+	b  bytes.Buffer
 }
 
-func (l *lockedWriter) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.w.Write(p)
+func (s *SyncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *SyncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
 }
 
 // Logs is everything the process printed so far.
-func (c *Cluster) Logs() string {
-	lw := c.cmd.Stdout.(*lockedWriter)
-	lw.mu.Lock()
-	defer lw.mu.Unlock()
-	return c.logs.String()
-}
+func (c *Cluster) Logs() string { return c.logs.String() }
 
 func (c *Cluster) waitReady(timeout time.Duration) error {
 	client := &http.Client{Timeout: time.Second, Transport: &http.Transport{TLSClientConfig: &tls.Config{InsecureSkipVerify: true}}}
