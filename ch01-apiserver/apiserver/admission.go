@@ -25,6 +25,8 @@ import (
 //   - Priority: a pod's priorityClassName becomes spec.priority.
 //   - DefaultTolerationSeconds: pods tolerate not-ready/unreachable nodes for
 //     300 s before eviction.
+//   - TaintNodesByCondition: a new Node starts with the not-ready:NoSchedule
+//     taint; the node lifecycle controller removes it once the node is Ready.
 //
 // Defaulting (upstream does it while decoding) runs first.
 
@@ -39,6 +41,9 @@ func (s *Server) admit(ctx context.Context, q *request, obj, old metav1.Object) 
 		if err := s.namespaceLifecycle(ctx, res, meta); err != nil {
 			return err
 		}
+	}
+	if node, ok := obj.(*corev1.Node); ok && old == nil {
+		admitNodeTaint(node)
 	}
 	if pod, ok := obj.(*corev1.Pod); ok && old == nil {
 		if err := s.admitServiceAccount(ctx, pod); err != nil {
@@ -216,3 +221,14 @@ func admitDefaultTolerationSeconds(pod *corev1.Pod) {
 }
 
 var _ = strings.TrimSpace
+
+// admitNodeTaint adds node.kubernetes.io/not-ready:NoSchedule to a new Node,
+// so nothing is scheduled there before anyone has seen it Ready.
+func admitNodeTaint(node *corev1.Node) {
+	for _, t := range node.Spec.Taints {
+		if t.Key == corev1.TaintNodeNotReady && t.Effect == corev1.TaintEffectNoSchedule {
+			return
+		}
+	}
+	node.Spec.Taints = append(node.Spec.Taints, corev1.Taint{Key: corev1.TaintNodeNotReady, Effect: corev1.TaintEffectNoSchedule})
+}

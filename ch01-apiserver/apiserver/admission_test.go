@@ -99,3 +99,15 @@ func TestBootstrapObjects(t *testing.T) {
 	}
 	c.get(t, "/apis/scheduling.k8s.io/v1/priorityclasses/system-cluster-critical").must(t, http.StatusOK)
 }
+
+func TestNodeTaintAdmission(t *testing.T) {
+	c := shared
+	name := "taint-" + c.newNamespace(t)
+	n := c.post(t, "/api/v1/nodes", obj{"metadata": obj{"name": name}}).must(t, http.StatusCreated)
+	t.Cleanup(func() { c.del(t, "/api/v1/nodes/"+name, nil) })
+	jsonEqual(t, "taints of a new node", n.path("spec.taints"), `[{"key":"node.kubernetes.io/not-ready","effect":"NoSchedule"}]`)
+
+	// An update may remove it (the node lifecycle controller does).
+	n = c.patch(t, "/api/v1/nodes/"+name, "application/merge-patch+json", `{"spec":{"taints":null}}`).must(t, http.StatusOK)
+	equal(t, "taints after the update", n.path("spec.taints"), nil)
+}
