@@ -9,11 +9,9 @@ package main
 
 import (
 	"context"
-	"flag"
 	"fmt"
+	"log/slog"
 	"os"
-	"os/signal"
-	"syscall"
 
 	"kubik/ch01-apiserver/app"
 	"kubik/ch01-apiserver/storage"
@@ -21,32 +19,17 @@ import (
 
 func main() {
 	var opts app.Options
-	opts.AddFlags(flag.CommandLine)
-	flag.Parse()
+	app.Main(&opts, "apiserver", func(ctx context.Context, log *slog.Logger) error {
+		// The whole cluster state: an in-memory store (chapter 2 puts etcd here).
+		store := storage.NewMemory(0)
+		defer store.Close()
 
-	log, closeLog, err := opts.Logger("apiserver")
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "kubik:", err)
-		os.Exit(1)
-	}
-	defer closeLog.Close()
-
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
-
-	// The whole cluster state: an in-memory store (chapter 2 puts etcd here).
-	store := storage.NewMemory(0)
-	defer store.Close()
-
-	cluster, errc, err := app.Start(ctx, &opts, store, log, nil)
-	if err != nil {
-		log.Error("apiserver failed to start", "err", err)
-		os.Exit(1)
-	}
-	cluster.PrintWelcome(os.Stdout, "Kubik chapter 1 (apiserver)")
-
-	if err := <-errc; err != nil {
-		log.Error("apiserver stopped", "err", err)
-		os.Exit(1)
-	}
+		// The apiserver on it: PKI and admin.kubeconfig in --data-dir, HTTPS on --secure-port.
+		cluster, errc, err := app.Start(ctx, &opts, store, log, nil)
+		if err != nil {
+			return fmt.Errorf("apiserver failed to start: %w", err)
+		}
+		cluster.PrintWelcome(os.Stdout, "Kubik chapter 1 (apiserver)")
+		return <-errc
+	})
 }

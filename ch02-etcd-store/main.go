@@ -8,6 +8,10 @@
 //
 // With --etcd-servers the apiserver uses that etcd; without, it runs an
 // embedded single-member etcd with its data in --data-dir/etcd.
+//
+// With --watch-cache (the default, as upstream's) a watch cache sits between
+// the apiserver and etcd: one etcd watch per resource feeds every watch of it,
+// and resourceVersion=0 lists are answered from memory (package cacher).
 package main
 
 import (
@@ -16,39 +20,28 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
-	"os/signal"
+	"slices"
 	"strings"
-	"syscall"
 	"time"
 
+	"kubik/ch01-apiserver/api/scheme"
 	"kubik/ch01-apiserver/app"
+	"kubik/ch01-apiserver/storage"
+	"kubik/ch02-etcd-store/cacher"
 	"kubik/ch02-etcd-store/etcdstore"
 )
 
 func main() {
 	var opts app.Options
-	opts.AddFlags(flag.CommandLine)
 	etcdServers := flag.String("etcd-servers", "", "comma-separated etcd client URLs (empty: run an embedded etcd in --data-dir/etcd)")
 	compaction := flag.Duration("etcd-compaction-interval", 5*time.Minute, "how often to compact etcd's history (0: never)")
-	flag.Parse()
-
-	log, closeLog, err := opts.Logger("apiserver")
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "kubik:", err)
-		os.Exit(1)
-	}
-	defer closeLog.Close()
-
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
-
-	if err := run(ctx, &opts, log, *etcdServers, *compaction); err != nil {
-		log.Error("apiserver stopped", "err", err)
-		os.Exit(1)
-	}
+	watchCache := flag.Bool("watch-cache", true, "serve watches and resourceVersion=0 lists from an in-memory cache fed by one etcd watch per resource")
+	app.Main(&opts, "apiserver", func(ctx context.Context, log *slog.Logger) error {
+		return run(ctx, &opts, log, *etcdServers, *compaction, *watchCache)
+	})
 }
 
-func run(ctx context.Context, opts *app.Options, log *slog.Logger, etcdServers string, compaction time.Duration) error {
+func run(ctx context.Context, opts *app.Options, log *slog.Logger, etcdServers string, compaction time.Duration, watchCache bool) error {
 	// 1. etcd: the one given, or our own.
 	var endpoints []string
 	for _, e := range strings.Split(etcdServers, ",") {
@@ -76,9 +69,24 @@ func run(ctx context.Context, opts *app.Options, log *slog.Logger, etcdServers s
 	}
 	go store.RunCompactor(ctx, compaction)
 
-	// 3. The chapter 1 apiserver on it; /readyz also asks etcd.
+	// 3. The watch cache in front of it: one etcd watch per resource feeds
+	// every watch of that resource (package cacher).
+	var st storage.Interface = store
+	if watchCache {
+		c := cacher.New(store, resourcePrefixes(), log)
+		defer c.Close()
+		wctx, cancel := context.WithTimeout(ctx, time.Minute)
+		err := c.WaitReady(wctx)
+		cancel()
+		if err != nil {
+			return err
+		}
+		st = c
+	}
+
+	// 4. The chapter 1 apiserver on it; /readyz also asks etcd.
 	readyChecks := map[string]func(context.Context) error{"etcd": store.Check}
-	cluster, errc, err := app.Start(ctx, opts, store, log, readyChecks)
+	cluster, errc, err := app.Start(ctx, opts, st, log, readyChecks)
 	if err != nil {
 		return fmt.Errorf("apiserver failed to start: %w", err)
 	}
@@ -86,4 +94,16 @@ func run(ctx context.Context, opts *app.Options, log *slog.Logger, etcdServers s
 	fmt.Printf("etcd: %s\n\n  etcdctl --endpoints=%s get /registry/ --prefix --keys-only\n\n",
 		strings.Join(endpoints, ","), strings.Join(endpoints, ","))
 	return <-errc
+}
+
+// resourcePrefixes are the etcd prefixes of every served resource,
+// /registry/<storage prefix>/, each cached once.
+func resourcePrefixes() []string {
+	var out []string
+	for _, r := range scheme.Resources {
+		if p := "/registry/" + r.StoragePrefix + "/"; r.StoragePrefix != "" && !slices.Contains(out, p) {
+			out = append(out, p)
+		}
+	}
+	return out
 }

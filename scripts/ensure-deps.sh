@@ -17,6 +17,8 @@ requirements=(
 	"curl curl"
 	"jq jq"
 	"openssl openssl"
+	# ch02 lab: reading the apiserver's keys straight from etcd
+	"etcdctl etcd-client"
 )
 
 # Extra "command=package" pairs may be given as arguments (e.g. etcd=etcd-server).

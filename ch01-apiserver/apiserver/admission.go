@@ -5,10 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"strings"
 
 	"kubik/ch01-apiserver/api/corev1"
 	"kubik/ch01-apiserver/api/metav1"
+	"kubik/ch01-apiserver/api/rbacv1"
 	"kubik/ch01-apiserver/api/schedulingv1"
 	"kubik/ch01-apiserver/api/scheme"
 	"kubik/ch01-apiserver/apiserver/defaults"
@@ -45,6 +45,14 @@ func (s *Server) admit(ctx context.Context, q *request, obj, old metav1.Object) 
 	if node, ok := obj.(*corev1.Node); ok && old == nil {
 		admitNodeTaint(node)
 	}
+	if err := s.admitNodeRestriction(ctx, q, obj, old); err != nil {
+		return err
+	}
+	if res.Group == rbacv1.GroupName {
+		if err := s.admitRBAC(ctx, q, obj, old); err != nil {
+			return err
+		}
+	}
 	if pod, ok := obj.(*corev1.Pod); ok && old == nil {
 		if err := s.admitServiceAccount(ctx, pod); err != nil {
 			return err
@@ -79,6 +87,9 @@ func (s *Server) namespaceLifecycle(ctx context.Context, res *scheme.Resource, m
 func (s *Server) admitDelete(ctx context.Context, q *request, namespace, name string) error {
 	if q.res.Resource == "namespaces" && q.res.Group == "" && immortalNamespaces[name] {
 		return ErrForbidden("", "namespaces", "namespaces", name, errors.New("this namespace may not be deleted"))
+	}
+	if err := s.admitNodeDelete(ctx, q, namespace, name); err != nil {
+		return err
 	}
 	return nil
 }
@@ -219,8 +230,6 @@ func admitDefaultTolerationSeconds(pod *corev1.Pod) {
 		}
 	}
 }
-
-var _ = strings.TrimSpace
 
 // admitNodeTaint adds node.kubernetes.io/not-ready:NoSchedule to a new Node,
 // so nothing is scheduled there before anyone has seen it Ready.

@@ -2,6 +2,8 @@ package apiserver
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"net/http"
 )
 
@@ -44,7 +46,11 @@ func (x509Authenticator) AuthenticateRequest(r *http.Request) (*UserInfo, bool, 
 		return nil, false, nil
 	}
 	cert := r.TLS.VerifiedChains[0][0]
-	return &UserInfo{Name: cert.Subject.CommonName, Groups: append([]string(nil), cert.Subject.Organization...)}, true, nil
+	// Since 1.32 upstream records which credential authenticated the
+	// request (audit logs, `kubectl auth whoami`): the certificate's SHA-256.
+	sum := sha256.Sum256(cert.Raw)
+	return &UserInfo{Name: cert.Subject.CommonName, Groups: append([]string(nil), cert.Subject.Organization...),
+		Extra: map[string][]string{extraCredentialID: {"X509SHA256=" + hex.EncodeToString(sum[:])}}}, true, nil
 }
 
 // withAuthentication puts the user into the request context. Anonymous
@@ -53,6 +59,7 @@ func (x509Authenticator) AuthenticateRequest(r *http.Request) (*UserInfo, bool, 
 // "error: You must be logged in to the server (Unauthorized)".
 func (s *Server) withAuthentication(next http.Handler) http.Handler {
 	authenticators := append([]Authenticator{x509Authenticator{}}, s.cfg.Authenticators...)
+	authenticators = append(authenticators, bearerAuthenticator{s: s})
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		var user *UserInfo
 		for _, a := range authenticators {

@@ -18,7 +18,7 @@ import (
 
 // Bootstrap creates what a real apiserver creates for itself at start (its
 // "post-start hooks"): the four system namespaces, the two system
-// PriorityClasses, and the "kubernetes" Service in "default" with the
+// PriorityClasses, the bootstrap RBAC roles and bindings, and the "kubernetes" Service in "default" with the
 // Endpoints/EndpointSlice that point at this apiserver. Existing objects are
 // left alone, so several apiservers and restarts are fine.
 func (s *Server) Bootstrap(ctx context.Context) error {
@@ -29,6 +29,18 @@ func (s *Server) Bootstrap(ctx context.Context) error {
 	}
 	for _, pc := range schedulingv1.SystemPriorityClasses() {
 		if err := s.ensure(ctx, pc); err != nil {
+			return err
+		}
+	}
+	// The RBAC bootstrap policy: cluster-admin for system:masters, discovery
+	// for everyone, the component roles (rbac_bootstrap.go).
+	for _, role := range BootstrapClusterRoles() {
+		if err := s.ensure(ctx, role); err != nil {
+			return err
+		}
+	}
+	for _, b := range BootstrapClusterRoleBindings() {
+		if err := s.ensure(ctx, b); err != nil {
 			return err
 		}
 	}

@@ -182,10 +182,14 @@ func resourceList(gv string) (metav1.APIResourceList, bool) {
 			continue
 		}
 		found = true
+		hash := storageVersionHash(r.Group, r.Version, r.Kind)
+		if r.NotStored {
+			hash = ""
+		}
 		list.APIResources = append(list.APIResources, metav1.APIResource{
 			Name: r.Resource, SingularName: r.Singular, Namespaced: r.Namespaced, Kind: r.Kind,
 			Verbs: r.Verbs, ShortNames: r.ShortNames, Categories: r.Categories,
-			StorageVersionHash: storageVersionHash(r.Group, r.Version, r.Kind),
+			StorageVersionHash: hash,
 		})
 		for _, sub := range r.Subresources {
 			list.APIResources = append(list.APIResources, metav1.APIResource{

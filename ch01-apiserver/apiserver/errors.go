@@ -81,7 +81,9 @@ func qualifiedKind(group, kind string) string {
 // ErrForbidden: `pods "x" is forbidden: <reason>`.
 func ErrForbidden(group, resource, groupResource, name string, err error) *StatusError {
 	var msg string
-	if name == "" {
+	if groupResource == "" {
+		msg = fmt.Sprintf("forbidden: %v", err)
+	} else if name == "" {
 		msg = fmt.Sprintf("%s is forbidden: %v", groupResource, err)
 	} else {
 		msg = fmt.Sprintf("%s is forbidden: %v", qualified(groupResource, name), err)

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"kubik/ch01-apiserver/api/metav1"
+	"kubik/ch01-apiserver/api/rbacv1"
 	"kubik/ch01-apiserver/api/scheme"
 )
 
@@ -49,6 +50,10 @@ func (s *Server) serveAPI(w http.ResponseWriter, r *http.Request) {
 		writeStatus(w, r, notFound)
 		return
 	}
+	if (res.NotStored && info.Verb != "create") || (info.Subresource == "token" && info.Verb != "create") {
+		writeStatus(w, r, methodNotAllowed()) // create-only kinds and subresources
+		return
+	}
 	if !res.Namespaced && info.Namespace != "" && res.Resource != "namespaces" {
 		writeStatus(w, r, notFound)
 		return
@@ -67,6 +72,9 @@ func (s *Server) serveAPI(w http.ResponseWriter, r *http.Request) {
 	if info.Verb == "watch" {
 		s.serveWatch(q)
 		return
+	}
+	if res.Group == rbacv1.GroupName && info.Verb != "get" && info.Verb != "list" {
+		defer s.rbac.changed() // our own RBAC writes are seen by the very next request
 	}
 	ctx, cancel := context.WithTimeout(r.Context(), s.cfg.RequestTimeout)
 	defer cancel()
@@ -165,6 +173,12 @@ func (s *Server) handleCreate(ctx context.Context, q *request) error {
 	}
 	if q.info.Subresource == "binding" {
 		return s.handleBinding(ctx, q)
+	}
+	if q.info.Subresource == "token" && q.res.Resource == "serviceaccounts" {
+		return s.handleTokenRequest(ctx, q)
+	}
+	if q.res.NotStored {
+		return s.handleReview(ctx, q)
 	}
 	if q.info.Subresource != "" {
 		return methodNotAllowed()

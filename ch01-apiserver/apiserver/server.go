@@ -9,6 +9,7 @@ package apiserver
 
 import (
 	"context"
+	"crypto"
 	"crypto/tls"
 	"crypto/x509"
 	"errors"
@@ -46,8 +47,24 @@ type Config struct {
 	// TLS: the serving certificate and the CA that signs client certificates.
 	ServingCert tls.Certificate
 	ClientCA    *x509.CertPool
-	// Authenticators tried in order after x509 client certificates (tokens come later).
+	// Authenticators tried in order after x509 client certificates, before bearer tokens.
 	Authenticators []Authenticator
+	// TokenAuthenticators check bearer tokens (--token-auth-file) before
+	// ServiceAccount tokens.
+	TokenAuthenticators []TokenAuthenticator
+	// AuthorizationModes is --authorization-mode: "Node", "RBAC",
+	// "AlwaysAllow", "AlwaysDeny", asked in order (nil: AlwaysAllow).
+	AuthorizationModes []string
+	// ServiceAccountIssuer is the "iss" of ServiceAccount tokens
+	// (--service-account-issuer, default https://kubernetes.default.svc.cluster.local);
+	// APIAudiences are the audiences the apiserver accepts (default: the issuer).
+	ServiceAccountIssuer string
+	APIAudiences         []string
+	// ServiceAccountSigningKey signs TokenRequest tokens
+	// (--service-account-signing-key-file); ServiceAccountKeys verify them
+	// (--service-account-key-file; the signing key's public half is always included).
+	ServiceAccountSigningKey crypto.Signer
+	ServiceAccountKeys       []crypto.PublicKey
 	// ServiceClusterIPRange is --service-cluster-ip-range (default 10.96.0.0/12).
 	ServiceClusterIPRange netip.Prefix
 	// ServiceNodePortRange is --service-node-port-range (default 30000-32767).
@@ -93,6 +110,10 @@ type Server struct {
 	ipAlloc   *ipAllocator
 	portAlloc *portAllocator
 	openapi   http.Handler
+	// authorization: the chain of --authorization-mode, RBAC's cache, ServiceAccount tokens.
+	authorizers []Authorizer
+	rbac        *rbacAuthorizer
+	saTokens    *ServiceAccountTokens
 }
 
 // New builds the server. Call Bootstrap (or Run) to create the initial objects.
@@ -128,6 +149,12 @@ func New(cfg Config) (*Server, error) {
 	s.ipAlloc = newIPAllocator(cfg.Storage, cfg.ServiceClusterIPRange)
 	s.portAlloc = newPortAllocator(cfg.Storage, cfg.NodePortMin, cfg.NodePortMax)
 	s.openapi = newOpenAPIHandler(scheme.Resources, Version.GitVersion)
+	s.rbac = &rbacAuthorizer{s: s}
+	var err error
+	if s.authorizers, err = s.newAuthorizers(cfg.AuthorizationModes); err != nil {
+		return nil, err
+	}
+	s.saTokens = newServiceAccountTokens(s, cfg)
 	s.handler = s.buildHandler()
 	return s, nil
 }
@@ -164,6 +191,7 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 	}
 	errc := make(chan error, 1)
 	go func() { errc <- srv.ServeTLS(ln, "", "") }()
+	s.rbac.watch(ctx)
 	s.log.Info("serving securely", "address", ln.Addr().String())
 
 	if err := s.Bootstrap(ctx); err != nil {
@@ -186,7 +214,7 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 }
 
 // buildHandler assembles the filter chain, outermost first: panic recovery and
-// logging, authentication, then the router.
+// logging, authentication, impersonation, authorization, then the router.
 func (s *Server) buildHandler() http.Handler {
 	mux := http.NewServeMux()
 	mux.HandleFunc("/healthz", s.serveHealth)
@@ -205,7 +233,7 @@ func (s *Server) buildHandler() http.Handler {
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		writeStatus(w, r, newStatus(http.StatusNotFound, "NotFound", "the server could not find the requested resource", nil))
 	})
-	return s.withRecovery(s.withAuthentication(mux))
+	return s.withRecovery(s.withAuthentication(s.withImpersonation(s.withAuthorization(mux))))
 }
 
 // isPublicPath: what anonymous users may see (upstream's system:public-info-viewer).

@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"net/http"
 	"reflect"
 	"slices"
 	"strconv"
@@ -180,6 +179,10 @@ func (s *Server) list(ctx context.Context, res *scheme.Resource, namespace strin
 		if opts.ResourceVersionMatch == "Exact" {
 			sopts.Revision = rv
 		}
+	} else if opts.ResourceVersion == "0" {
+		// "Any state will do": a watch cache may answer from memory. Unset
+		// resourceVersion stays a consistent read.
+		sopts.AllowStale = true
 	}
 
 	var items []metav1.Object
@@ -565,5 +568,3 @@ func sameSpec(a, b metav1.Object) bool {
 	bb, _ := json.Marshal(bv.Interface())
 	return string(ab) == string(bb)
 }
-
-var _ = http.StatusOK

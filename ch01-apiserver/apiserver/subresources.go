@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"mime"
 	"net/http"
 	"reflect"
 
@@ -194,5 +193,3 @@ func setPodCondition(pod *corev1.Pod, c corev1.PodCondition) {
 	}
 	pod.Status.Conditions = append(pod.Status.Conditions, c)
 }
-
-var _ = mime.ParseMediaType

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"kubik/ch01-apiserver/api/metav1"
+	"kubik/ch01-apiserver/api/scheme"
 	"kubik/ch01-apiserver/apiserver/printers"
 	"kubik/ch01-apiserver/storage"
 )
@@ -57,11 +58,33 @@ func (e *watchEncoder) send(eventType string, obj any) error {
 	if err != nil {
 		return err
 	}
-	if _, err := e.w.Write(append(line, '\n')); err != nil {
+	return e.write(append(line, '\n'))
+}
+
+func (e *watchEncoder) write(line []byte) error {
+	if _, err := e.w.Write(line); err != nil {
 		return err
 	}
 	e.flusher.Flush()
 	return nil
+}
+
+// sendShared writes an event as plain JSON, encoded once per storage event
+// and shared by every watcher of the resource that receives the same event
+// (see storage.EventCache; with a nil cache it encodes as send does).
+func (e *watchEncoder) sendShared(cache *storage.EventCache, eventType string, obj metav1.Object) error {
+	line, err := cache.Get(watchLineKey{e.q.res, eventType}, func() (any, error) {
+		raw, err := json.Marshal(obj)
+		if err != nil {
+			return nil, err
+		}
+		line, err := json.Marshal(metav1.WatchEvent{Type: eventType, Object: raw})
+		return append(line, '\n'), err
+	})
+	if err != nil {
+		return err
+	}
+	return e.write(line.([]byte))
 }
 
 // bookmark is an object of the watched kind carrying only a resourceVersion.
@@ -105,10 +128,7 @@ func (s *Server) serveWatch(q *request) {
 	if sendInitial {
 		lo := opts
 		lo.Limit, lo.Continue = 0, ""
-		if lo.ResourceVersion == "0" {
-			lo.ResourceVersion = ""
-		}
-		lo.ResourceVersionMatch = ""
+		lo.ResourceVersionMatch = "" // "0" stays: any state will do, a watch cache may answer
 		items, lm, err := s.list(ctx, res, q.info.Namespace, lo)
 		if err != nil {
 			writeStatus(q.w, q.r, err)
@@ -175,7 +195,7 @@ func (s *Server) serveWatch(q *request) {
 				return
 			}
 			lastRev = ev.KV.ModRevision
-			eventType, obj, err := s.convertEvent(q, &opts, ev)
+			eventType, obj, err := s.convertEvent(q, &opts, ev, !enc.table)
 			if err != nil {
 				enc.send(metav1.Error, asStatus(err).Status)
 				return
@@ -183,7 +203,12 @@ func (s *Server) serveWatch(q *request) {
 			if eventType == "" {
 				continue
 			}
-			if enc.send(eventType, obj) != nil {
+			if enc.table {
+				err = enc.send(eventType, obj)
+			} else {
+				err = enc.sendShared(ev.Cache, eventType, obj)
+			}
+			if err != nil {
 				return
 			}
 		}
@@ -194,19 +219,38 @@ func (s *Server) serveWatch(q *request) {
 // selectors: an object that starts matching is ADDED, one that stops matching
 // is DELETED (with its previous content at the new resourceVersion) — as
 // upstream's cacher does. "" means: not for this watcher.
-func (s *Server) convertEvent(q *request, opts *listOptions, ev storage.Event) (string, metav1.Object, error) {
+//
+// With shared, the decoded objects are kept in the event's storage.EventCache
+// (when a watch cache set one), so watchers of the same event decode it once;
+// they are then read-only. A Table watcher passes false: printing changes them.
+func (s *Server) convertEvent(q *request, opts *listOptions, ev storage.Event, shared bool) (string, metav1.Object, error) {
 	res := q.res
+	cache := ev.Cache
+	if !shared {
+		cache = nil // a nil cache decodes every time
+	}
 	var cur, prev metav1.Object
-	var err error
 	if ev.Type == storage.EventPut {
-		if cur, err = decodeFromStorage(res, ev.KV); err != nil {
+		v, err := cache.Get(decodedKey{res, false}, func() (any, error) { return decodeFromStorage(res, ev.KV) })
+		if err != nil {
 			return "", nil, err
 		}
+		cur = v.(metav1.Object)
 	}
 	if ev.Prev != nil {
-		if prev, err = decodeFromStorage(res, *ev.Prev); err != nil {
+		v, err := cache.Get(decodedKey{res, true}, func() (any, error) {
+			o, err := decodeFromStorage(res, *ev.Prev)
+			if err != nil {
+				return nil, err
+			}
+			// As a DELETED event shows it: the previous content at the new resourceVersion.
+			o.GetObjectMeta().ResourceVersion = strconv.FormatInt(ev.KV.ModRevision, 10)
+			return o, nil
+		})
+		if err != nil {
 			return "", nil, err
 		}
+		prev = v.(metav1.Object)
 	}
 	curPasses := cur != nil && opts.matches(cur)
 	prevPasses := prev != nil && opts.matches(prev)
@@ -216,10 +260,21 @@ func (s *Server) convertEvent(q *request, opts *listOptions, ev storage.Event) (
 	case curPasses && prevPasses:
 		return metav1.Modified, cur, nil
 	case !curPasses && prevPasses:
-		prev.GetObjectMeta().ResourceVersion = strconv.FormatInt(ev.KV.ModRevision, 10)
 		return metav1.Deleted, prev, nil
 	}
 	return "", nil, nil
+}
+
+// Keys of what watchers share in a storage.EventCache: the object decoded as
+// res (prev: the value before the change), and the JSON line of an event type.
+type decodedKey struct {
+	res  *scheme.Resource
+	prev bool
+}
+
+type watchLineKey struct {
+	res       *scheme.Resource
+	eventType string
 }
 
 // table renders objects as the Table kubectl get prints.

@@ -36,6 +36,13 @@ type Options struct {
 	RequestTimeout        time.Duration
 	MinRequestTimeout     int
 	LogLevel              string
+	// Authentication and authorization (see auth.go).
+	AuthorizationMode            string
+	TokenAuthFile                string
+	ServiceAccountKeyFiles       stringList
+	ServiceAccountSigningKeyFile string
+	ServiceAccountIssuer         string
+	APIAudiences                 string
 }
 
 // AddFlags registers the flags on fs with their defaults.
@@ -49,6 +56,7 @@ func (o *Options) AddFlags(fs *flag.FlagSet) {
 	fs.DurationVar(&o.RequestTimeout, "request-timeout", 60*time.Second, "longest time a non-watch request may take")
 	fs.IntVar(&o.MinRequestTimeout, "min-request-timeout", 1800, "a watch ends after a random time between this many seconds and twice as many")
 	fs.StringVar(&o.LogLevel, "log-level", "info", "debug, info, warn or error")
+	o.addAuthFlags(fs)
 }
 
 // Logger writes one line per event to stderr and to DIR/logs/<name>.log.
@@ -122,12 +130,17 @@ func Start(ctx context.Context, o *Options, store storage.Interface, log *slog.L
 		return nil, nil, fmt.Errorf("--secure-port: %w", err)
 	}
 	port := ln.Addr().(*net.TCPAddr).Port
-	srv, err := apiserver.New(apiserver.Config{
+	cfg := apiserver.Config{
 		Storage: store, BindAddress: o.BindAddress, SecurePort: port, AdvertiseAddress: advertise,
 		ServingCert: cert, ClientCA: ca.CertPool(), ServiceClusterIPRange: cidr, NodePortMin: lo, NodePortMax: hi,
 		ReadyChecks: readyChecks, RequestTimeout: o.RequestTimeout,
 		MinRequestTimeout: time.Duration(o.MinRequestTimeout) * time.Second, Logger: log,
-	})
+	}
+	if err := o.authConfig(&cfg); err != nil {
+		ln.Close()
+		return nil, nil, err
+	}
+	srv, err := apiserver.New(cfg)
 	if err != nil {
 		ln.Close()
 		return nil, nil, err

@@ -38,6 +38,10 @@ type Event struct {
 	Type EventType
 	KV   KeyValue
 	Prev *KeyValue
+	// Cache, when not nil, is shared by every watcher that receives this
+	// event (a watch cache sets it): see EventCache. Receivers must not
+	// modify KV.Value or Prev.Value when it is set.
+	Cache *EventCache
 }
 
 // IsCreate tells a put that created the key from one that modified it.
@@ -52,6 +56,11 @@ type ListOptions struct {
 	Limit int64
 	// StartAfter: continue after this key (exclusive), for pagination.
 	StartAfter string
+	// AllowStale, with Revision 0: the caller accepts a state that may be a
+	// moment behind the latest, so a watch cache may answer from memory
+	// (upstream's resourceVersion="0"). Without it a list with Revision 0 is
+	// a consistent read. Stores without a cache ignore it.
+	AllowStale bool
 }
 
 // ListResult is a page of keys under a prefix, sorted by key.

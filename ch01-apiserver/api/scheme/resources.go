@@ -2,12 +2,15 @@ package scheme
 
 import (
 	"kubik/ch01-apiserver/api/appsv1"
+	"kubik/ch01-apiserver/api/authenticationv1"
+	"kubik/ch01-apiserver/api/authorizationv1"
 	"kubik/ch01-apiserver/api/batchv1"
 	"kubik/ch01-apiserver/api/coordinationv1"
 	"kubik/ch01-apiserver/api/corev1"
 	"kubik/ch01-apiserver/api/discoveryv1"
 	"kubik/ch01-apiserver/api/eventsv1"
 	"kubik/ch01-apiserver/api/metav1"
+	"kubik/ch01-apiserver/api/rbacv1"
 	"kubik/ch01-apiserver/api/schedulingv1"
 )
 
@@ -49,7 +52,8 @@ var Resources = []*Resource{
 		New: func() metav1.Object { return &corev1.Secret{} }},
 	{Version: "v1", Resource: "serviceaccounts", Singular: "serviceaccount", Kind: "ServiceAccount", Namespaced: true,
 		ShortNames: []string{"sa"}, Verbs: AllVerbs, StoragePrefix: "serviceaccounts",
-		New: func() metav1.Object { return &corev1.ServiceAccount{} }},
+		Subresources: []Subresource{{Name: "token", Group: "authentication.k8s.io", Version: "v1", Kind: "TokenRequest", Verbs: CreateOnly}},
+		New:          func() metav1.Object { return &corev1.ServiceAccount{} }},
 	{Version: "v1", Resource: "services", Singular: "service", Kind: "Service", Namespaced: true,
 		ShortNames: []string{"svc"}, Categories: []string{"all"}, Verbs: []string{"create", "delete", "deletecollection", "get", "list", "patch", "update", "watch"}, StoragePrefix: "services/specs",
 		Subresources: []Subresource{status("Service")},
@@ -72,6 +76,23 @@ var Resources = []*Resource{
 		ShortNames: []string{"sts"}, Categories: []string{"all"}, Verbs: AllVerbs, StoragePrefix: "statefulsets", Generation: true,
 		Subresources: []Subresource{scale(), status("StatefulSet")},
 		New:          func() metav1.Object { return &appsv1.StatefulSet{} }},
+
+	// authentication.k8s.io/v1. (kubectl 1.27's "auth whoami" asks for v1beta1,
+	// which a 1.35 apiserver no longer serves: it fails there as against upstream.)
+	{Group: "authentication.k8s.io", Version: "v1", Resource: "selfsubjectreviews", Singular: "selfsubjectreview", Kind: "SelfSubjectReview",
+		Verbs: CreateOnly, NotStored: true, New: func() metav1.Object { return &authenticationv1.SelfSubjectReview{} }},
+	{Group: "authentication.k8s.io", Version: "v1", Resource: "tokenreviews", Singular: "tokenreview", Kind: "TokenReview",
+		Verbs: CreateOnly, NotStored: true, New: func() metav1.Object { return &authenticationv1.TokenReview{} }},
+
+	// authorization.k8s.io/v1
+	{Group: "authorization.k8s.io", Version: "v1", Resource: "localsubjectaccessreviews", Singular: "localsubjectaccessreview", Kind: "LocalSubjectAccessReview", Namespaced: true,
+		Verbs: CreateOnly, NotStored: true, New: func() metav1.Object { return &authorizationv1.LocalSubjectAccessReview{} }},
+	{Group: "authorization.k8s.io", Version: "v1", Resource: "selfsubjectaccessreviews", Singular: "selfsubjectaccessreview", Kind: "SelfSubjectAccessReview",
+		Verbs: CreateOnly, NotStored: true, New: func() metav1.Object { return &authorizationv1.SelfSubjectAccessReview{} }},
+	{Group: "authorization.k8s.io", Version: "v1", Resource: "selfsubjectrulesreviews", Singular: "selfsubjectrulesreview", Kind: "SelfSubjectRulesReview",
+		Verbs: CreateOnly, NotStored: true, New: func() metav1.Object { return &authorizationv1.SelfSubjectRulesReview{} }},
+	{Group: "authorization.k8s.io", Version: "v1", Resource: "subjectaccessreviews", Singular: "subjectaccessreview", Kind: "SubjectAccessReview",
+		Verbs: CreateOnly, NotStored: true, New: func() metav1.Object { return &authorizationv1.SubjectAccessReview{} }},
 
 	// batch/v1
 	{Group: "batch", Version: "v1", Resource: "cronjobs", Singular: "cronjob", Kind: "CronJob", Namespaced: true,
@@ -102,6 +123,20 @@ var Resources = []*Resource{
 			ToStorage:   func(o metav1.Object) metav1.Object { return eventsv1.ToCore(o.(*eventsv1.Event)) },
 			FromStorage: func(o metav1.Object) metav1.Object { return eventsv1.FromCore(o.(*corev1.Event)) },
 		}},
+
+	// rbac.authorization.k8s.io/v1
+	{Group: "rbac.authorization.k8s.io", Version: "v1", Resource: "clusterrolebindings", Singular: "clusterrolebinding", Kind: "ClusterRoleBinding",
+		Verbs: AllVerbs, StoragePrefix: "clusterrolebindings",
+		New: func() metav1.Object { return &rbacv1.ClusterRoleBinding{} }},
+	{Group: "rbac.authorization.k8s.io", Version: "v1", Resource: "clusterroles", Singular: "clusterrole", Kind: "ClusterRole",
+		Verbs: AllVerbs, StoragePrefix: "clusterroles",
+		New: func() metav1.Object { return &rbacv1.ClusterRole{} }},
+	{Group: "rbac.authorization.k8s.io", Version: "v1", Resource: "rolebindings", Singular: "rolebinding", Kind: "RoleBinding", Namespaced: true,
+		Verbs: AllVerbs, StoragePrefix: "rolebindings",
+		New: func() metav1.Object { return &rbacv1.RoleBinding{} }},
+	{Group: "rbac.authorization.k8s.io", Version: "v1", Resource: "roles", Singular: "role", Kind: "Role", Namespaced: true,
+		Verbs: AllVerbs, StoragePrefix: "roles",
+		New: func() metav1.Object { return &rbacv1.Role{} }},
 
 	// scheduling.k8s.io/v1
 	{Group: "scheduling.k8s.io", Version: "v1", Resource: "priorityclasses", Singular: "priorityclass", Kind: "PriorityClass",

@@ -32,6 +32,10 @@ type Resource struct {
 	StoragePrefix string
 	// Generation: metadata.generation is set on create and bumped on spec changes.
 	Generation bool
+	// NotStored: a create-only kind that is answered, never stored
+	// (SelfSubjectAccessReview, TokenReview, ...). Upstream calls these
+	// "virtual" resources; discovery gives them no storageVersionHash.
+	NotStored bool
 	// New returns an empty object of the kind.
 	New func() metav1.Object
 	// Storage, when set, is the representation stored instead of this one:

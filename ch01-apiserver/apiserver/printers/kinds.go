@@ -16,6 +16,7 @@ import (
 	"kubik/ch01-apiserver/api/discoveryv1"
 	"kubik/ch01-apiserver/api/eventsv1"
 	"kubik/ch01-apiserver/api/metav1"
+	"kubik/ch01-apiserver/api/rbacv1"
 	"kubik/ch01-apiserver/api/schedulingv1"
 	"kubik/ch01-apiserver/apiserver/selection"
 )
@@ -65,6 +66,8 @@ func printerFor(obj metav1.Object) printer {
 		return endpointSlicePrinter
 	case *schedulingv1.PriorityClass:
 		return priorityClassPrinter
+	case *rbacv1.RoleBinding, *rbacv1.ClusterRoleBinding:
+		return bindingPrinter
 	}
 	return defaultPrinter
 }

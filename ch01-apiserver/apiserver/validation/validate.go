@@ -53,6 +53,7 @@ func Validate(obj, old metav1.Object) field.ErrorList {
 		meta = append(meta, validateEndpointSlice(o)...)
 		return append(meta, ValidateImmutableField(o.AddressType, old.(*discoveryv1.EndpointSlice).AddressType, field.NewPath("addressType"))...)
 	}
+	meta = append(meta, validateRoleRefUpdate(obj, old)...)
 	// The other kinds validate the new object as on create, without the
 	// metadata part already checked above.
 	return append(meta, withoutMetadata(validateCreate(obj))...)
@@ -70,6 +71,9 @@ func withoutMetadata(errs field.ErrorList) field.ErrorList {
 }
 
 func validateCreate(obj metav1.Object) field.ErrorList {
+	if errs, ok := validateRBAC(obj); ok {
+		return errs
+	}
 	switch o := obj.(type) {
 	case *corev1.Pod:
 		return validatePod(o)

@@ -1,0 +1,219 @@
+package apiserver
+
+import (
+	"kubik/ch01-apiserver/api/metav1"
+	"kubik/ch01-apiserver/api/rbacv1"
+)
+
+// The bootstrap policy: the ClusterRoles and ClusterRoleBindings every
+// apiserver creates at start, with upstream's names and the rules that matter
+// for the resources Kubik serves. Upstream:
+// plugin/pkg/auth/authorizer/rbac/bootstrappolicy/policy.go.
+//
+// Simplified: upstream builds admin, edit and view by aggregation (a
+// controller unions the rules of every ClusterRole labelled
+// rbac.authorization.k8s.io/aggregate-to-view=true, ...). Kubik has no such
+// controller, so the three roles carry their rules directly.
+
+var (
+	read      = []string{"get", "list", "watch"}
+	write     = []string{"create", "delete", "deletecollection", "patch", "update"}
+	readWrite = []string{"get", "list", "watch", "create", "update", "patch", "delete", "deletecollection"}
+)
+
+// rule builds a PolicyRule: verbs on resources of groups.
+func rule(verbs []string, groups []string, resources ...string) rbacv1.PolicyRule {
+	return rbacv1.PolicyRule{Verbs: verbs, APIGroups: groups, Resources: resources}
+}
+
+func urls(verbs []string, paths ...string) rbacv1.PolicyRule {
+	return rbacv1.PolicyRule{Verbs: verbs, NonResourceURLs: paths}
+}
+
+func g(groups ...string) []string { return groups }
+func v(verbs ...string) []string  { return verbs }
+
+var core = g("")
+
+func eventsRule() rbacv1.PolicyRule {
+	return rule(v("create", "update", "patch"), g("", "events.k8s.io"), "events")
+}
+
+// viewRules: read access to everything in a namespace that does not let you escalate (no secrets).
+func viewRules() []rbacv1.PolicyRule {
+	return []rbacv1.PolicyRule{
+		rule(read, core, "pods", "replicationcontrollers", "replicationcontrollers/scale", "serviceaccounts",
+			"services", "services/status", "endpoints", "persistentvolumeclaims", "persistentvolumeclaims/status", "configmaps"),
+		rule(read, core, "limitranges", "resourcequotas", "bindings", "events",
+			"pods/status", "resourcequotas/status", "namespaces/status", "replicationcontrollers/status", "pods/log"),
+		rule(read, core, "namespaces"),
+		rule(read, g("discovery.k8s.io"), "endpointslices"),
+		rule(read, g("apps"), "controllerrevisions", "statefulsets", "statefulsets/status", "statefulsets/scale",
+			"daemonsets", "daemonsets/status", "deployments", "deployments/status", "deployments/scale",
+			"replicasets", "replicasets/status", "replicasets/scale"),
+		rule(read, g("autoscaling"), "horizontalpodautoscalers", "horizontalpodautoscalers/status"),
+		rule(read, g("batch"), "jobs", "cronjobs", "cronjobs/status", "jobs/status"),
+		rule(read, g("policy"), "poddisruptionbudgets", "poddisruptionbudgets/status"),
+		rule(read, g("networking.k8s.io"), "networkpolicies", "ingresses", "ingresses/status"),
+	}
+}
+
+// editRules: view plus writing workloads, configuration and secrets (not RBAC).
+func editRules() []rbacv1.PolicyRule {
+	return append([]rbacv1.PolicyRule{
+		rule(read, core, "pods/attach", "pods/proxy", "pods/exec", "pods/portforward", "secrets", "services/proxy"),
+		rule(v("impersonate"), core, "serviceaccounts"),
+		rule(write, core, "pods", "pods/attach", "pods/proxy", "pods/exec", "pods/portforward"),
+		rule(v("create"), core, "pods/eviction"),
+		rule(write, core, "replicationcontrollers", "replicationcontrollers/scale", "serviceaccounts",
+			"services", "services/proxy", "persistentvolumeclaims", "configmaps", "secrets"),
+		rule(v("create"), core, "serviceaccounts/token"),
+		rule(write, g("apps"), "statefulsets", "statefulsets/scale", "daemonsets", "deployments", "deployments/scale",
+			"deployments/rollback", "replicasets", "replicasets/scale"),
+		rule(write, g("autoscaling"), "horizontalpodautoscalers"),
+		rule(write, g("batch"), "jobs", "cronjobs"),
+		rule(write, g("policy"), "poddisruptionbudgets"),
+		rule(write, g("networking.k8s.io"), "networkpolicies", "ingresses"),
+	}, viewRules()...)
+}
+
+// adminRules: edit plus granting permissions inside the namespace.
+func adminRules() []rbacv1.PolicyRule {
+	return append([]rbacv1.PolicyRule{
+		rule(v("create"), g("authorization.k8s.io"), "localsubjectaccessreviews"),
+		rule(readWrite, g(rbacv1.GroupName), "roles", "rolebindings"),
+	}, editRules()...)
+}
+
+// NodeRules are what every kubelet may do (the Node authorizer narrows
+// pods, secrets, configmaps, volumes, leases and its Node down to its own).
+func NodeRules() []rbacv1.PolicyRule {
+	return []rbacv1.PolicyRule{
+		rule(v("create"), g("authentication.k8s.io"), "tokenreviews"),
+		rule(v("create"), g("authorization.k8s.io"), "subjectaccessreviews", "localsubjectaccessreviews"),
+		rule(read, core, "services"),
+		rule(v("create", "get", "list", "watch"), core, "nodes"),
+		rule(v("update", "patch"), core, "nodes/status"),
+		rule(v("update", "patch"), core, "nodes"),
+		eventsRule(),
+		rule(read, core, "pods"),
+		rule(v("create", "delete"), core, "pods"),
+		rule(v("update", "patch"), core, "pods/status"),
+		rule(v("create"), core, "pods/eviction"),
+		rule(read, core, "secrets", "configmaps"),
+		rule(v("get"), core, "persistentvolumeclaims", "persistentvolumes"),
+		rule(v("get"), core, "endpoints"),
+		rule(v("get", "create", "update", "patch", "delete"), g("coordination.k8s.io"), "leases"),
+		rule(v("get", "update", "patch"), core, "persistentvolumeclaims/status"),
+		rule(v("create"), core, "serviceaccounts/token"),
+		rule(read, g("node.k8s.io"), "runtimeclasses"),
+		rule(read, g("discovery.k8s.io"), "endpointslices"),
+	}
+}
+
+func clusterRole(name string, rules ...rbacv1.PolicyRule) *rbacv1.ClusterRole {
+	labels := map[string]string{"kubernetes.io/bootstrapping": "rbac-defaults"}
+	return &rbacv1.ClusterRole{
+		ObjectMeta: metav1.ObjectMeta{Name: name, Labels: labels,
+			Annotations: map[string]string{rbacv1.AutoUpdateAnnotationKey: "true"}},
+		Rules: rules,
+	}
+}
+
+func clusterRoleBinding(role string, subjects ...rbacv1.Subject) *rbacv1.ClusterRoleBinding {
+	return &rbacv1.ClusterRoleBinding{
+		ObjectMeta: metav1.ObjectMeta{Name: role, Labels: map[string]string{"kubernetes.io/bootstrapping": "rbac-defaults"},
+			Annotations: map[string]string{rbacv1.AutoUpdateAnnotationKey: "true"}},
+		RoleRef:  rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: role},
+		Subjects: subjects,
+	}
+}
+
+func groupSubject(name string) rbacv1.Subject {
+	return rbacv1.Subject{Kind: rbacv1.GroupKind, APIGroup: rbacv1.GroupName, Name: name}
+}
+
+func userSubject(name string) rbacv1.Subject {
+	return rbacv1.Subject{Kind: rbacv1.UserKind, APIGroup: rbacv1.GroupName, Name: name}
+}
+
+// Component identities, as in the client certificates pki issues.
+const (
+	UserKubeScheduler         = "system:kube-scheduler"
+	UserKubeControllerManager = "system:kube-controller-manager"
+	UserKubeProxy             = "system:kube-proxy"
+	GroupNodes                = "system:nodes"
+	NodeUserPrefix            = "system:node:"
+	GroupServiceAccounts      = "system:serviceaccounts"
+)
+
+// BootstrapClusterRoles are the ClusterRoles created at start.
+func BootstrapClusterRoles() []*rbacv1.ClusterRole {
+	return []*rbacv1.ClusterRole{
+		clusterRole("cluster-admin",
+			rule(v("*"), g("*"), "*"),
+			urls(v("*"), "*")),
+		clusterRole("system:discovery",
+			urls(v("get"), "/api", "/api/*", "/apis", "/apis/*", "/healthz", "/livez", "/openapi", "/openapi/*", "/readyz", "/version", "/version/")),
+		clusterRole("system:basic-user",
+			rule(v("create"), g("authorization.k8s.io"), "selfsubjectaccessreviews", "selfsubjectrulesreviews"),
+			rule(v("create"), g("authentication.k8s.io"), "selfsubjectreviews")),
+		clusterRole("system:public-info-viewer",
+			urls(v("get"), "/healthz", "/livez", "/readyz", "/version", "/version/")),
+		clusterRole("admin", adminRules()...),
+		clusterRole("edit", editRules()...),
+		clusterRole("view", viewRules()...),
+		clusterRole("system:node", NodeRules()...),
+		clusterRole("system:node-proxier",
+			rule(v("list", "watch"), core, "services", "endpoints"),
+			rule(read, core, "nodes"),
+			eventsRule(),
+			rule(v("list", "watch"), g("discovery.k8s.io"), "endpointslices")),
+		clusterRole("system:auth-delegator",
+			rule(v("create"), g("authentication.k8s.io"), "tokenreviews"),
+			rule(v("create"), g("authorization.k8s.io"), "subjectaccessreviews")),
+		clusterRole("system:kube-scheduler",
+			eventsRule(),
+			rule(v("create"), g("coordination.k8s.io"), "leases"),
+			rbacv1.PolicyRule{Verbs: v("get", "update"), APIGroups: g("coordination.k8s.io"), Resources: []string{"leases"}, ResourceNames: []string{"kube-scheduler"}},
+			rule(read, core, "nodes"),
+			rule(v("get", "list", "watch", "delete"), core, "pods"),
+			rule(v("create"), core, "pods/binding", "bindings"),
+			rule(v("patch", "update"), core, "pods/status"),
+			rule(read, core, "services", "replicationcontrollers"),
+			rule(read, g("apps"), "replicasets", "statefulsets"),
+			rule(read, g("policy"), "poddisruptionbudgets"),
+			rule(read, core, "persistentvolumeclaims", "persistentvolumes", "namespaces"),
+			rule(v("create"), g("authentication.k8s.io"), "tokenreviews"),
+			rule(v("create"), g("authorization.k8s.io"), "subjectaccessreviews"),
+			rule(read, g("storage.k8s.io"), "csinodes", "csidrivers", "csistoragecapacities", "storageclasses")),
+		clusterRole("system:kube-controller-manager",
+			eventsRule(),
+			rule(v("create"), g("coordination.k8s.io"), "leases"),
+			rbacv1.PolicyRule{Verbs: v("get", "update"), APIGroups: g("coordination.k8s.io"), Resources: []string{"leases"}, ResourceNames: []string{"kube-controller-manager"}},
+			rule(v("create"), core, "secrets", "serviceaccounts"),
+			rule(v("delete"), core, "secrets"),
+			rule(v("get"), core, "namespaces", "secrets", "serviceaccounts", "configmaps"),
+			rule(v("update"), core, "secrets", "serviceaccounts"),
+			rule(v("create"), g("authentication.k8s.io"), "tokenreviews"),
+			rule(v("create"), g("authorization.k8s.io"), "subjectaccessreviews"),
+			rule(v("list", "watch"), g("*"), "*"),
+			rule(v("create"), core, "serviceaccounts/token")),
+	}
+}
+
+// BootstrapClusterRoleBindings are the ClusterRoleBindings created at start.
+// system:node is bound to nobody, as upstream: kubelets get their rights
+// from the Node authorizer.
+func BootstrapClusterRoleBindings() []*rbacv1.ClusterRoleBinding {
+	return []*rbacv1.ClusterRoleBinding{
+		clusterRoleBinding("cluster-admin", groupSubject(GroupMasters)),
+		clusterRoleBinding("system:discovery", groupSubject(GroupAuthenticated)),
+		clusterRoleBinding("system:basic-user", groupSubject(GroupAuthenticated)),
+		clusterRoleBinding("system:public-info-viewer", groupSubject(GroupAuthenticated), groupSubject(GroupUnauthenticated)),
+		clusterRoleBinding("system:node"),
+		clusterRoleBinding("system:node-proxier", userSubject(UserKubeProxy)),
+		clusterRoleBinding("system:kube-controller-manager", userSubject(UserKubeControllerManager)),
+		clusterRoleBinding("system:kube-scheduler", userSubject(UserKubeScheduler)),
+	}
+}
