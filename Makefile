@@ -8,7 +8,7 @@ TEST_TIMEOUT ?= 30m
 FUZZTIME     ?= 5s
 
 .DEFAULT_GOAL := help
-.PHONY: help ch01-run ch02-run deps vet fmt-check test test-short bench-apiserver fuzz ref-build ref-up ref-down compare compare-golden golden
+.PHONY: help ch01-run ch02-run ch03-run deps vet fmt-check test test-short bench-apiserver fuzz ref-build ref-up ref-down compare compare-golden golden
 
 help: ## list the targets
 	@echo "Kubik: make <target>"
@@ -19,6 +19,9 @@ ch01-run: ## run the chapter 1 apiserver; state in DATA_DIR (default .kubik)
 
 ch02-run: ## run the chapter 2 apiserver on an embedded etcd; state (etcd too) in DATA_DIR
 	$(GO) run ./ch02-etcd-store --data-dir $(DATA_DIR)
+
+ch03-run: ## chapter 2's cluster + kube-scheduler + 3 hollow (simulated) nodes; HOLLOW_NODES=N for more
+	$(GO) run ./ch03-scheduler --data-dir $(DATA_DIR) --hollow-nodes $(or $(HOLLOW_NODES),3)
 
 deps: ## install the system packages the tests need (only what is missing)
 	@scripts/ensure-deps.sh

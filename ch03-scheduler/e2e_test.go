@@ -1,0 +1,131 @@
+package main_test
+
+// End-to-end test of chapter 3 with the real kubectl 1.33 against the real
+// ch03 binary and its three hollow nodes: pods get a node and become
+// Running with an IP, a nodeSelector is obeyed, a pod too big for any node
+// stays Pending with upstream's FailedScheduling text, taints keep pods
+// away unless tolerated.
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"kubik/ch01-apiserver/testenv"
+)
+
+const kubectlVersion = "1.33"
+
+func TestScheduling(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and starts the chapter 3 cluster")
+	}
+	testenv.Kubectl(t, kubectlVersion)
+	bin := testenv.Build(t, "kubik/ch03-scheduler")
+	c := testenv.Start(t, bin, testenv.Options{Args: []string{"--hollow-nodes=3"}})
+	k := func(args ...string) string {
+		t.Helper()
+		r := c.Kubectl(t, kubectlVersion, "", args...)
+		if r.ExitCode != 0 {
+			t.Fatalf("kubectl %s: exit %d\n%s", strings.Join(args, " "), r.ExitCode, r.Combined())
+		}
+		return strings.TrimSpace(r.Stdout)
+	}
+	eventually := func(what string, f func() (string, bool)) {
+		t.Helper()
+		deadline := time.Now().Add(20 * time.Second)
+		for {
+			got, ok := f()
+			if ok {
+				return
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("%s: last seen:\n%s", what, got)
+			}
+			time.Sleep(300 * time.Millisecond)
+		}
+	}
+
+	// Three Ready hollow nodes, the not-ready taint removed by the stand-in.
+	eventually("nodes Ready and untainted", func() (string, bool) {
+		out := k("get", "nodes", "-o", `jsonpath={range .items[*]}{.metadata.name} {.status.conditions[?(@.type=="Ready")].status} {.spec.taints}{"\n"}{end}`)
+		return out, out == "hollow-node-1 True \nhollow-node-2 True \nhollow-node-3 True"
+	})
+	if got := k("get", "lease", "-n", "kube-node-lease", "-o", "name"); got != "lease.coordination.k8s.io/hollow-node-1\nlease.coordination.k8s.io/hollow-node-2\nlease.coordination.k8s.io/hollow-node-3" {
+		t.Errorf("node leases: %q", got)
+	}
+
+	// Replicas (chapter 3 has no Deployment controller yet: pods made by
+	// hand) become Running on hollow nodes with pod IPs.
+	for _, n := range []string{"web-1", "web-2", "web-3"} {
+		k("run", n, "--image=nginx", "--labels=app=web")
+	}
+	eventually("web pods Running", func() (string, bool) {
+		out := k("get", "pods", "-l", "app=web", "-o", `jsonpath={range .items[*]}{.status.phase} {.spec.nodeName} {.status.podIP}{"\n"}{end}`)
+		for _, l := range strings.Split(out, "\n") {
+			f := strings.Fields(l)
+			if len(f) != 3 || f[0] != "Running" || !strings.HasPrefix(f[1], "hollow-node-") || !strings.HasPrefix(f[2], "10.244.") {
+				return out, false
+			}
+		}
+		return out, len(strings.Split(out, "\n")) == 3
+	})
+	wide := k("get", "pods", "-o", "wide")
+	if !strings.Contains(wide, "hollow-node-") || !strings.Contains(wide, "10.244.") || !strings.Contains(wide, "1/1     Running") {
+		t.Errorf("kubectl get pods -o wide:\n%s", wide)
+	}
+	if ev := k("get", "events", "--field-selector", "involvedObject.name=web-1,reason=Scheduled", "-o", "jsonpath={.items[*].message}"); !strings.HasPrefix(ev, "Successfully assigned default/web-1 to hollow-node-") {
+		t.Errorf("Scheduled event: %q", ev)
+	}
+
+	// A nodeSelector picks the labelled node.
+	k("label", "node", "hollow-node-2", "disktype=ssd")
+	k("run", "ssd", "--image=nginx", `--overrides={"apiVersion":"v1","spec":{"nodeSelector":{"disktype":"ssd"}}}`)
+	eventually("ssd pod on hollow-node-2", func() (string, bool) {
+		out := k("get", "pod", "ssd", "-o", "jsonpath={.spec.nodeName} {.status.phase}")
+		return out, out == "hollow-node-2 Running"
+	})
+
+	// More CPU than any node has (4): Pending, with upstream's message.
+	k("run", "big", "--image=nginx", `--overrides={"apiVersion":"v1","spec":{"containers":[{"name":"big","image":"nginx","resources":{"requests":{"cpu":"10"}}}]}}`)
+	const bigMsg = "0/3 nodes are available: 3 Insufficient cpu. preemption: 0/3 nodes are available: 3 No preemption victims found for incoming pod.."
+	eventually("big pod unschedulable", func() (string, bool) {
+		out := k("get", "pod", "big", "-o", `jsonpath={.status.phase}|{.status.conditions[?(@.type=="PodScheduled")].reason}|{.status.conditions[?(@.type=="PodScheduled")].message}`)
+		return out, out == "Pending|Unschedulable|"+bigMsg
+	})
+	eventually("FailedScheduling event", func() (string, bool) {
+		out := k("describe", "pod", "big")
+		return out, strings.Contains(out, "FailedScheduling") && strings.Contains(out, bigMsg)
+	})
+
+	// Taints: every node tainted; only a tolerating pod gets in.
+	for _, n := range []string{"hollow-node-1", "hollow-node-2", "hollow-node-3"} {
+		k("taint", "node", n, "dedicated=gpu:NoSchedule")
+	}
+	k("run", "plain", "--image=nginx")
+	k("run", "tolerant", "--image=nginx", `--overrides={"apiVersion":"v1","spec":{"tolerations":[{"key":"dedicated","operator":"Equal","value":"gpu","effect":"NoSchedule"}]}}`)
+	eventually("tolerant pod Running", func() (string, bool) {
+		out := k("get", "pod", "tolerant", "-o", "jsonpath={.status.phase}")
+		return out, out == "Running"
+	})
+	const taintMsg = "0/3 nodes are available: 3 node(s) had untolerated taint {dedicated: gpu}. preemption: 0/3 nodes are available: 3 Preemption is not helpful for scheduling.."
+	eventually("plain pod kept out by the taint", func() (string, bool) {
+		out := k("get", "pod", "plain", "-o", `jsonpath={.status.phase}|{.status.conditions[?(@.type=="PodScheduled")].message}`)
+		return out, out == "Pending|"+taintMsg
+	})
+	// Removing the taint from one node lets it in (a node update moves the
+	// unschedulable pod back to the active queue).
+	k("taint", "node", "hollow-node-3", "dedicated-")
+	eventually("plain pod Running on hollow-node-3", func() (string, bool) {
+		out := k("get", "pod", "plain", "-o", "jsonpath={.spec.nodeName} {.status.phase}")
+		return out, out == "hollow-node-3 Running"
+	})
+
+	// Graceful deletion is finished by the hollow node.
+	k("delete", "pod", "web-1", "--wait=true", "--timeout=20s")
+
+	// The scheduler holds its Lease.
+	if got := k("get", "lease", "-n", "kube-system", "kube-scheduler", "-o", "jsonpath={.spec.holderIdentity}"); got == "" {
+		t.Errorf("lease kube-system/kube-scheduler has no holder")
+	}
+}

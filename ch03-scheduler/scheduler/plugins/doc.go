@@ -1,0 +1,35 @@
+// Package plugins holds the scheduler's in-tree plugins, one file each,
+// with upstream's names, messages and scores (pkg/scheduler/framework/plugins
+// in kubernetes/kubernetes). Default returns chapter 3's default profile:
+// the same plugins and order as upstream's, minus those that need what
+// chapter 3 does not have yet (volumes, pod topology spread, inter-pod
+// affinity, image locality) and with a preemption plugin that diagnoses but
+// does not evict.
+package plugins
+
+import (
+	"kubik/ch03-scheduler/client"
+	"kubik/ch03-scheduler/scheduler/framework"
+)
+
+// Default is the default-scheduler profile's plugins, in upstream's order,
+// and the Score weights upstream gives them.
+func Default(c *client.Client) ([]framework.Plugin, map[string]int64) {
+	return []framework.Plugin{
+			PrioritySort{},
+			NodeUnschedulable{},
+			NodeName{},
+			TaintToleration{},
+			NodeAffinity{},
+			NodePorts{},
+			NodeResourcesFit{},
+			&DefaultPreemption{},
+			NodeResourcesBalancedAllocation{},
+			DefaultBinder{Client: c},
+		}, map[string]int64{
+			"TaintToleration":                 3,
+			"NodeAffinity":                    2,
+			"NodeResourcesFit":                1,
+			"NodeResourcesBalancedAllocation": 1,
+		}
+}
