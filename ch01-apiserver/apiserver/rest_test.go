@@ -258,8 +258,13 @@ func TestPagination(t *testing.T) {
 	if o.str("metadata.continue") == "" || o.path("metadata.remainingItemCount") != nil {
 		t.Fatalf("filtered page metadata: %v", o["metadata"])
 	}
+	// Upstream's messages, checked against kube-apiserver v1.35.
 	c.get(t, base+"?limit=2&continue=garbage").expectError(t, http.StatusBadRequest, "BadRequest",
-		"continue key is not valid: incorrect encoded start resourceVersion (version meta.k8s.io/v1)")
+		`invalid continue token: continue key is not valid: invalid character '\u0081' looking for beginning of value`)
+	c.get(t, base+"?limit=2&continue=eyJ2IjoibWV0YS5rOHMuaW8vdjEiLCJydiI6MCwic3RhcnQiOiJhIn0").expectError(t, http.StatusBadRequest, "BadRequest",
+		"invalid continue token: continue key is not valid: incorrect encoded start resourceVersion (version meta.k8s.io/v1)")
+	c.get(t, base+"?limit=2&continue=eyJ2IjoibWV0YS5rOHMuaW8vdjIiLCJydiI6NSwic3RhcnQiOiJhIn0").expectError(t, http.StatusBadRequest, "BadRequest",
+		"invalid continue token: continue key is not valid: server does not recognize this encoded version meta.k8s.io/v2")
 }
 
 func TestResourceVersionSemantics(t *testing.T) {

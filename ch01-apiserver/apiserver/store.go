@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"path"
 	"reflect"
 	"slices"
 	"strconv"
@@ -139,42 +140,80 @@ func encodeContinue(rev int64, lastKey, prefix string) string {
 }
 
 func decodeContinue(token, prefix string) (rev int64, startAfter string, err error) {
+	invalid := func(format string, args ...any) error {
+		return fmt.Errorf("invalid continue token: continue key is not valid: "+format, args...)
+	}
 	b, err := base64.RawURLEncoding.DecodeString(token)
 	if err != nil {
-		return 0, "", fmt.Errorf("continue key is not valid: %v", err)
+		return 0, "", invalid("%v", err)
 	}
 	var t continueToken
-	if err := json.Unmarshal(b, &t); err != nil || t.APIVersion != "meta.k8s.io/v1" || t.ResourceVersion == 0 {
-		return 0, "", errors.New("continue key is not valid: incorrect encoded start resourceVersion (version meta.k8s.io/v1)")
+	if err := json.Unmarshal(b, &t); err != nil {
+		return 0, "", invalid("%v", err)
 	}
-	start := strings.TrimSuffix(t.StartKey, "\x00")
-	if strings.Contains(start, "..") || strings.HasPrefix(start, "/") {
-		return 0, "", errors.New("continue key is not valid: invalid start key")
+	if t.APIVersion != "meta.k8s.io/v1" {
+		return 0, "", invalid("server does not recognize this encoded version %s", t.APIVersion)
 	}
-	return t.ResourceVersion, prefix + start, nil
+	if t.ResourceVersion == 0 {
+		return 0, "", invalid("incorrect encoded start resourceVersion (version meta.k8s.io/v1)")
+	}
+	if t.StartKey == "" {
+		return 0, "", invalid("encoded start key empty (version meta.k8s.io/v1)")
+	}
+	// A client must not climb out of the listed prefix ("../secrets/...").
+	key := "/" + strings.TrimPrefix(t.StartKey, "/")
+	if path.Clean(key) != key {
+		return 0, "", invalid("invalid start key: %s", t.StartKey)
+	}
+	return t.ResourceVersion, prefix + strings.TrimSuffix(key[1:], "\x00"), nil
 }
 
-// list reads a collection: the whole prefix (or one namespace), filtered, one page at a time.
+// list reads a collection: the whole prefix (or one namespace), decoded and filtered.
 func (s *Server) list(ctx context.Context, res *scheme.Resource, namespace string, opts listOptions) ([]metav1.Object, metav1.ListMeta, error) {
+	var items []metav1.Object
+	listMeta, err := s.listStored(ctx, res, namespace, opts, func(kv storage.KeyValue) (bool, error) {
+		obj, err := decodeFromStorage(res, kv)
+		if err != nil {
+			return false, ErrInternal(err)
+		}
+		if !opts.matches(obj) {
+			return false, nil
+		}
+		items = append(items, obj)
+		return true, nil
+	})
+	if err != nil {
+		return nil, metav1.ListMeta{}, err
+	}
+	return items, listMeta, nil
+}
+
+// listStored reads a collection one storage page at a time and hands every
+// stored object to keep, which reports whether the object is in the list (it
+// passes the selectors). It stops after opts.Limit kept objects and returns
+// the list's metadata: its resourceVersion and, for a partial list, the
+// continue token.
+func (s *Server) listStored(ctx context.Context, res *scheme.Resource, namespace string, opts listOptions,
+	keep func(kv storage.KeyValue) (bool, error)) (metav1.ListMeta, error) {
 	prefix := storagePrefix(res, namespace)
 	sopts := storage.ListOptions{}
 	if opts.Continue != "" {
 		rev, start, err := decodeContinue(opts.Continue, prefix)
 		if err != nil {
-			return nil, metav1.ListMeta{}, ErrBadRequest(err.Error())
+			return metav1.ListMeta{}, ErrBadRequest(err.Error())
 		}
 		sopts.Revision, sopts.StartAfter = rev, start
 	} else if opts.ResourceVersion != "" && opts.ResourceVersion != "0" {
 		rv, err := parseRV(opts.ResourceVersion)
 		if err != nil {
-			return nil, metav1.ListMeta{}, ErrBadRequest(err.Error())
+			return metav1.ListMeta{}, ErrBadRequest(err.Error())
 		}
 		cur, err := s.cfg.Storage.CurrentRevision(ctx)
 		if err != nil {
-			return nil, metav1.ListMeta{}, storageError(err)
+			return metav1.ListMeta{}, storageError(err)
 		}
 		if rv > cur {
-			return nil, metav1.ListMeta{}, ErrTooLargeResourceVersion(rv, cur)
+			return metav1.ListMeta{}, ErrTooLargeResourceVersion(rv, cur)
 		}
 		if opts.ResourceVersionMatch == "Exact" {
 			sopts.Revision = rv
@@ -185,45 +224,45 @@ func (s *Server) list(ctx context.Context, res *scheme.Resource, namespace strin
 		sopts.AllowStale = true
 	}
 
-	var items []metav1.Object
+	var kept int64
 	var listMeta metav1.ListMeta
 	for {
 		page := sopts
 		if opts.Limit > 0 {
-			page.Limit = opts.Limit - int64(len(items))
+			page.Limit = opts.Limit - kept
 		}
 		result, err := s.cfg.Storage.List(ctx, prefix, page)
 		if errors.Is(err, storage.ErrCompacted) {
 			if opts.Continue != "" {
-				return nil, metav1.ListMeta{}, ErrGone("The provided continue parameter is too old to display a consistent list result. You can start a new list without the continue parameter, or use the continue token in this response to retrieve the remainder of the results. Continuing with the provided token results in an inconsistent list - objects that were created, modified, or deleted between the time the first chunk was returned and now may show up in the list.")
+				return metav1.ListMeta{}, ErrGone("The provided continue parameter is too old to display a consistent list result. You can start a new list without the continue parameter, or use the continue token in this response to retrieve the remainder of the results. Continuing with the provided token results in an inconsistent list - objects that were created, modified, or deleted between the time the first chunk was returned and now may show up in the list.")
 			}
-			return nil, metav1.ListMeta{}, ErrGone(fmt.Sprintf("too old resource version: %d", sopts.Revision))
+			return metav1.ListMeta{}, ErrGone(fmt.Sprintf("too old resource version: %d", sopts.Revision))
 		}
 		if err != nil {
-			return nil, metav1.ListMeta{}, storageError(err)
+			return metav1.ListMeta{}, storageError(err)
 		}
 		sopts.Revision = result.Revision
 		for _, kv := range result.KVs {
-			obj, err := decodeFromStorage(res, kv)
+			ok, err := keep(kv)
 			if err != nil {
-				return nil, metav1.ListMeta{}, ErrInternal(err)
+				return metav1.ListMeta{}, err
 			}
-			if opts.matches(obj) {
-				items = append(items, obj)
+			if ok {
+				kept++
 			}
 		}
 		listMeta.ResourceVersion = strconv.FormatInt(result.Revision, 10)
 		if !result.More {
-			return items, listMeta, nil
+			return listMeta, nil
 		}
 		last := result.KVs[len(result.KVs)-1].Key
-		if opts.Limit > 0 && int64(len(items)) >= opts.Limit {
+		if opts.Limit > 0 && kept >= opts.Limit {
 			listMeta.Continue = encodeContinue(result.Revision, last, prefix)
 			if opts.Labels.Empty() && opts.Fields.Empty() {
 				n := result.Remaining
 				listMeta.RemainingItemCount = &n
 			}
-			return items, listMeta, nil
+			return listMeta, nil
 		}
 		sopts.StartAfter = last // a filtered page came back short: read on
 	}
