@@ -12,6 +12,7 @@ import (
 	"kubik/ch01-apiserver/api/schedulingv1"
 	"kubik/ch01-apiserver/api/scheme"
 	"kubik/ch01-apiserver/apiserver/defaults"
+	"kubik/ch01-apiserver/apiserver/selection"
 )
 
 // Admission: what happens to an object after it is decoded and before it is
@@ -68,7 +69,7 @@ func (s *Server) admit(ctx context.Context, q *request, obj, old metav1.Object) 
 // namespaceLifecycle refuses new objects in a namespace that is missing or going away.
 func (s *Server) namespaceLifecycle(ctx context.Context, res *scheme.Resource, meta *metav1.ObjectMeta) error {
 	nsRes := scheme.Lookup("", "v1", "namespaces")
-	obj, err := s.getObject(ctx, nsRes, "", meta.Namespace)
+	obj, err := s.getForAdmission(ctx, nsRes, "", meta.Namespace)
 	if err != nil {
 		return err // `namespaces "x" not found`, as upstream
 	}
@@ -115,7 +116,7 @@ func (s *Server) admitServiceAccount(ctx context.Context, pod *corev1.Pod) error
 		return nil
 	}
 	saRes := scheme.Lookup("", "v1", "serviceaccounts")
-	obj, err := s.getObject(ctx, saRes, pod.Namespace, pod.Spec.ServiceAccountName)
+	obj, err := s.getForAdmission(ctx, saRes, pod.Namespace, pod.Spec.ServiceAccountName)
 	if err != nil {
 		var se *StatusError
 		if errors.As(err, &se) && se.Status.Code == http.StatusNotFound {
@@ -170,7 +171,7 @@ func (s *Server) admitPriority(ctx context.Context, res *scheme.Resource, pod *c
 	pcRes := scheme.Lookup("scheduling.k8s.io", "v1", "priorityclasses")
 	var class *schedulingv1.PriorityClass
 	if pod.Spec.PriorityClassName != "" {
-		obj, err := s.getObject(ctx, pcRes, "", pod.Spec.PriorityClassName)
+		obj, err := s.getForAdmission(ctx, pcRes, "", pod.Spec.PriorityClassName)
 		if err != nil {
 			var se *StatusError
 			if errors.As(err, &se) && se.Status.Code == http.StatusNotFound {
@@ -181,7 +182,7 @@ func (s *Server) admitPriority(ctx context.Context, res *scheme.Resource, pod *c
 		}
 		class = obj.(*schedulingv1.PriorityClass)
 	} else {
-		items, _, err := s.list(ctx, pcRes, "", listOptions{})
+		items, _, err := s.list(ctx, pcRes, "", listOptions{ResourceVersion: "0"})
 		if err != nil {
 			return err
 		}
@@ -240,4 +241,25 @@ func admitNodeTaint(node *corev1.Node) {
 		}
 	}
 	node.Spec.Taints = append(node.Spec.Taints, corev1.Taint{Key: corev1.TaintNodeNotReady, Effect: corev1.TaintEffectNoSchedule})
+}
+
+// getForAdmission reads an object the way upstream's admission plugins do:
+// from an informer's cache, not with a quorum read. A resourceVersion="0"
+// list may be answered by the watch cache (chapter 2) without a round trip to
+// etcd; an object found there may be a moment old, as upstream's listers are.
+func (s *Server) getForAdmission(ctx context.Context, res *scheme.Resource, namespace, name string) (metav1.Object, error) {
+	items, _, err := s.list(ctx, res, namespace, listOptions{ResourceVersion: "0",
+		Fields: selection.OneTermEqualSelector("metadata.name", name)})
+	if err != nil {
+		return nil, err
+	}
+	for _, it := range items {
+		if it.GetObjectMeta().Name == name {
+			return it, nil
+		}
+	}
+	// Not in the cache: it may have been created a moment ago (a namespace,
+	// then at once a pod in it). Upstream's plugins fall back to a live
+	// read likewise.
+	return s.getObject(ctx, res, namespace, name)
 }
