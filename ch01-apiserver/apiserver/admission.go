@@ -12,7 +12,7 @@ import (
 	"kubik/ch01-apiserver/api/schedulingv1"
 	"kubik/ch01-apiserver/api/scheme"
 	"kubik/ch01-apiserver/apiserver/defaults"
-	"kubik/ch01-apiserver/apiserver/selection"
+	"kubik/ch01-apiserver/storage"
 )
 
 // Admission: what happens to an object after it is decoded and before it is
@@ -248,14 +248,14 @@ func admitNodeTaint(node *corev1.Node) {
 // list may be answered by the watch cache (chapter 2) without a round trip to
 // etcd; an object found there may be a moment old, as upstream's listers are.
 func (s *Server) getForAdmission(ctx context.Context, res *scheme.Resource, namespace, name string) (metav1.Object, error) {
-	items, _, err := s.list(ctx, res, namespace, listOptions{ResourceVersion: "0",
-		Fields: selection.OneTermEqualSelector("metadata.name", name)})
+	key := storageKey(res, namespace, name)
+	result, err := s.cfg.Storage.List(ctx, key, storage.ListOptions{AllowStale: true})
 	if err != nil {
-		return nil, err
+		return nil, storageError(err)
 	}
-	for _, it := range items {
-		if it.GetObjectMeta().Name == name {
-			return it, nil
+	for _, kv := range result.KVs {
+		if kv.Key == key {
+			return decodeFromStorage(res, kv)
 		}
 	}
 	// Not in the cache: it may have been created a moment ago (a namespace,

@@ -45,17 +45,10 @@ func (s *Server) recordManagedFields(q *request, old, obj metav1.Object, operati
 	if sub == "binding" || sub == "scale" {
 		sub = "" // upstream records these against the main resource... or the subresource; keep it simple
 	}
-	out, err := patch.UpdateManagedFields(oldJSON, newJSON, reflect.TypeOf(obj).Elem(), managerName(q), operation, sub, metav1.Now())
+	entries, err := patch.ManagedFieldsAfterUpdate(oldJSON, newJSON, reflect.TypeOf(obj).Elem(), managerName(q), operation, sub, metav1.Now())
 	if err != nil {
 		s.log.Debug("managed fields not recorded", "err", err)
 		return
 	}
-	var m struct {
-		Metadata struct {
-			ManagedFields []metav1.ManagedFieldsEntry `json:"managedFields"`
-		} `json:"metadata"`
-	}
-	if json.Unmarshal(out, &m) == nil {
-		obj.GetObjectMeta().ManagedFields = m.Metadata.ManagedFields
-	}
+	obj.GetObjectMeta().ManagedFields = entries
 }

@@ -338,6 +338,31 @@ func readEntries(obj map[string]any) []*managerEntry {
 // writeEntries stores the entries, sorted like upstream (operation, time,
 // manager, version, subresource), dropping empty ones.
 func writeEntries(obj map[string]any, entries []*managerEntry) error {
+	list := entryList(entries)
+	meta, ok := obj["metadata"].(map[string]any)
+	if !ok {
+		meta = map[string]any{}
+		obj["metadata"] = meta
+	}
+	if len(list) == 0 {
+		delete(meta, "managedFields")
+		return nil
+	}
+	raw, err := json.Marshal(list)
+	if err != nil {
+		return err
+	}
+	v, err := decode(raw)
+	if err != nil {
+		return err
+	}
+	meta["managedFields"] = v
+	return nil
+}
+
+// entryList is the managedFields list of entries, in upstream's order
+// (operation, time, manager, apiVersion, subresource); empty sets drop out.
+func entryList(entries []*managerEntry) []metav1.ManagedFieldsEntry {
 	var list []metav1.ManagedFieldsEntry
 	for _, e := range entries {
 		if len(e.Set) == 0 {
@@ -371,25 +396,7 @@ func writeEntries(obj map[string]any, entries []*managerEntry) error {
 		}
 		return p.Subresource < q.Subresource
 	})
-	meta, ok := obj["metadata"].(map[string]any)
-	if !ok {
-		meta = map[string]any{}
-		obj["metadata"] = meta
-	}
-	if len(list) == 0 {
-		delete(meta, "managedFields")
-		return nil
-	}
-	raw, err := json.Marshal(list)
-	if err != nil {
-		return err
-	}
-	v, err := decode(raw)
-	if err != nil {
-		return err
-	}
-	meta["managedFields"] = v
-	return nil
+	return list
 }
 
 // zeroObject is how an absent object looks to the comparison: the zero
@@ -450,20 +457,43 @@ func apiVersionOf(obj map[string]any) string {
 // entries are kept), and for a main-resource write status is not tracked,
 // for a status write only status is.
 func UpdateManagedFields(oldObj, newObj []byte, t reflect.Type, manager, operation, subresource string, now metav1.Time) ([]byte, error) {
-	nv, err := decode(newObj)
+	newMap, entries, err := updateEntries(oldObj, newObj, t, manager, operation, subresource, now)
 	if err != nil {
 		return nil, err
 	}
+	if err := writeEntries(newMap, entries); err != nil {
+		return nil, err
+	}
+	return json.Marshal(newMap)
+}
+
+// ManagedFieldsAfterUpdate is UpdateManagedFields for a caller that holds the
+// new object already: it returns only the new metadata.managedFields.
+func ManagedFieldsAfterUpdate(oldObj, newObj []byte, t reflect.Type, manager, operation, subresource string, now metav1.Time) ([]metav1.ManagedFieldsEntry, error) {
+	_, entries, err := updateEntries(oldObj, newObj, t, manager, operation, subresource, now)
+	if err != nil {
+		return nil, err
+	}
+	return entryList(entries), nil
+}
+
+// updateEntries gives the write's manager the fields it changed and takes
+// them from the other managers.
+func updateEntries(oldObj, newObj []byte, t reflect.Type, manager, operation, subresource string, now metav1.Time) (map[string]any, []*managerEntry, error) {
+	nv, err := decode(newObj)
+	if err != nil {
+		return nil, nil, err
+	}
 	newMap, ok := nv.(map[string]any)
 	if !ok {
-		return nil, ErrBadJSONDocument
+		return nil, nil, ErrBadJSONDocument
 	}
 	oldMap := zeroObject(t)
 	var entries []*managerEntry
 	if oldObj != nil {
 		ov, err := decode(oldObj)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		if m, ok := ov.(map[string]any); ok {
 			oldMap = m
@@ -492,8 +522,5 @@ func UpdateManagedFields(oldObj, newObj []byte, t reflect.Type, manager, operati
 		tm := now
 		mine.Time = &tm
 	}
-	if err := writeEntries(newMap, entries); err != nil {
-		return nil, err
-	}
-	return json.Marshal(newMap)
+	return newMap, entries, nil
 }
