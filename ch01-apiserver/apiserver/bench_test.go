@@ -7,7 +7,6 @@ package apiserver_test
 
 import (
 	"bufio"
-	"bytes"
 	"context"
 	"crypto/tls"
 	"encoding/json"
@@ -23,6 +22,7 @@ import (
 
 	"kubik/ch01-apiserver/app"
 	"kubik/ch01-apiserver/storage"
+	"kubik/ch01-apiserver/testenv"
 )
 
 // benchServer is a private apiserver on in-memory storage and an admin client.
@@ -83,25 +83,11 @@ func startBenchServer(tb testing.TB) *benchServer {
 // do sends one request and returns the status code and the body. It does not
 // fail the test, so that any goroutine may call it.
 func (s *benchServer) do(ctx context.Context, method, path string, body []byte) (int, []byte, error) {
-	var rd io.Reader
-	if body != nil {
-		rd = bytes.NewReader(body)
-	}
-	req, err := http.NewRequestWithContext(ctx, method, s.url+path, rd)
+	resp, data, err := testenv.DoJSON(ctx, s.client, s.url, method, path, body)
 	if err != nil {
 		return 0, nil, err
 	}
-	if body != nil {
-		req.Header.Set("Content-Type", "application/json")
-	}
-	req.Header.Set("Accept", "application/json")
-	resp, err := s.client.Do(req)
-	if err != nil {
-		return 0, nil, err
-	}
-	defer resp.Body.Close()
-	data, err := io.ReadAll(resp.Body)
-	return resp.StatusCode, data, err
+	return resp.StatusCode, data, nil
 }
 
 // mustDo is do that expects a status code.

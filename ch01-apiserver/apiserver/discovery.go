@@ -144,7 +144,7 @@ func (s *Server) serveDiscovery(w http.ResponseWriter, r *http.Request, info *Re
 		}
 		list, ok := resourceList(gv)
 		if !ok || (info.APIPrefix == "api" && info.APIGroup != "") {
-			writeStatus(w, r, newStatus(http.StatusNotFound, metav1.StatusReasonNotFound, "the server could not find the requested resource", nil))
+			writeStatus(w, r, errNoSuchPath())
 			return true
 		}
 		writeJSON(w, http.StatusOK, list)
@@ -155,7 +155,7 @@ func (s *Server) serveDiscovery(w http.ResponseWriter, r *http.Request, info *Re
 func (s *Server) serveGroup(w http.ResponseWriter, r *http.Request, group string, versions map[string][]string) bool {
 	vs, ok := versions[group]
 	if !ok || group == "" {
-		writeStatus(w, r, newStatus(http.StatusNotFound, metav1.StatusReasonNotFound, "the server could not find the requested resource", nil))
+		writeStatus(w, r, errNoSuchPath())
 		return true
 	}
 	g := apiGroup(group, vs)

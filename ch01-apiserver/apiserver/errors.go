@@ -41,6 +41,12 @@ func ErrNotFound(group, resource, groupResource, name string) *StatusError {
 		qualified(groupResource, name)+" not found", errDetails(group, resource, name))
 }
 
+// errNoSuchPath is the 404 of a path that names no resource; kubectl prints
+// "the server could not find the requested resource".
+func errNoSuchPath() *StatusError {
+	return newStatus(http.StatusNotFound, metav1.StatusReasonNotFound, "the server could not find the requested resource", nil)
+}
+
 // ErrAlreadyExists: `configmaps "cfg" already exists`.
 func ErrAlreadyExists(group, resource, groupResource, name string) *StatusError {
 	return newStatus(http.StatusConflict, metav1.StatusReasonAlreadyExists,
@@ -91,13 +97,6 @@ func ErrForbidden(group, resource, groupResource, name string, err error) *Statu
 	return newStatus(http.StatusForbidden, metav1.StatusReasonForbidden, msg, errDetails(group, resource, name))
 }
 
-// ErrMethodNotAllowed: the resource does not support the verb.
-func ErrMethodNotAllowed(group, resource, verb string) *StatusError {
-	return newStatus(http.StatusMethodNotAllowed, metav1.StatusReasonMethodNotAllowed,
-		fmt.Sprintf("%s is not supported on resources of kind %q", verb, resource),
-		errDetails(group, resource, ""))
-}
-
 // ErrGone is the 410 of a watch or list from a resourceVersion no longer kept.
 func ErrGone(msg string) *StatusError {
 	return newStatus(http.StatusGone, metav1.StatusReasonExpired, msg, nil)
@@ -107,12 +106,6 @@ func ErrGone(msg string) *StatusError {
 func ErrUnsupportedMediaType(contentType string, supported []string) *StatusError {
 	return newStatus(http.StatusUnsupportedMediaType, metav1.StatusReasonUnsupportedMediaType,
 		fmt.Sprintf("the body of the request was in an unknown format - accepted media types include: %s", joinComma(supported)), nil)
-}
-
-// ErrNotAcceptable: none of the Accept types can be produced.
-func ErrNotAcceptable(supported []string) *StatusError {
-	return newStatus(http.StatusNotAcceptable, metav1.StatusReasonNotAcceptable,
-		fmt.Sprintf("only the following media types are accepted: %s", joinComma(supported)), nil)
 }
 
 // ErrRequestEntityTooLarge: body or object over the limit.
@@ -126,11 +119,6 @@ func ErrInternal(err error) *StatusError {
 	return newStatus(http.StatusInternalServerError, metav1.StatusReasonInternalError,
 		fmt.Sprintf("Internal error occurred: %v", err),
 		&metav1.StatusDetails{Causes: []metav1.StatusCause{{Type: metav1.CauseTypeUnexpectedServerResponse, Message: err.Error()}}})
-}
-
-// ErrServiceUnavailable: storage is not reachable.
-func ErrServiceUnavailable(msg string) *StatusError {
-	return newStatus(http.StatusServiceUnavailable, metav1.StatusReasonServiceUnavailable, msg, nil)
 }
 
 // ErrTimeout is the 504 of a request that ran out of time (e.g. storage

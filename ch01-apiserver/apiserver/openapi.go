@@ -20,7 +20,7 @@ func newOpenAPIHandler(resources []*scheme.Resource, version string) http.Handle
 		case r.URL.Path == "/openapi/v3" || strings.HasPrefix(r.URL.Path, "/openapi/v3/"):
 			v3.ServeHTTP(w, r)
 		default:
-			writeStatus(w, r, newStatus(http.StatusNotFound, "NotFound", "the server could not find the requested resource", nil))
+			writeStatus(w, r, errNoSuchPath())
 		}
 	})
 }

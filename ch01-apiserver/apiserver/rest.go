@@ -41,7 +41,7 @@ func (s *Server) serveAPI(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	res := scheme.Lookup(info.APIGroup, info.APIVersion, info.Resource)
-	notFound := newStatus(http.StatusNotFound, metav1.StatusReasonNotFound, "the server could not find the requested resource", nil)
+	notFound := errNoSuchPath()
 	if res == nil || (info.APIPrefix == "api") != (res.Group == "") {
 		writeStatus(w, r, notFound)
 		return
@@ -172,7 +172,7 @@ func (s *Server) handleCreate(ctx context.Context, q *request) error {
 		return methodNotAllowed()
 	}
 	if q.res.Namespaced && q.info.Namespace == "" {
-		return newStatus(http.StatusNotFound, metav1.StatusReasonNotFound, "the server could not find the requested resource", nil)
+		return errNoSuchPath()
 	}
 	if q.info.Subresource == "binding" {
 		return s.handleBinding(ctx, q)

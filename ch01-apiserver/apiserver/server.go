@@ -231,7 +231,7 @@ func (s *Server) buildHandler() http.Handler {
 	mux.HandleFunc("/apis", s.serveAPI)
 	mux.HandleFunc("/apis/", s.serveAPI)
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
-		writeStatus(w, r, newStatus(http.StatusNotFound, "NotFound", "the server could not find the requested resource", nil))
+		writeStatus(w, r, errNoSuchPath())
 	})
 	return s.withRecovery(s.withAuthentication(s.withImpersonation(s.withAuthorization(mux))))
 }

@@ -8,6 +8,7 @@ import (
 	"crypto/tls"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"os"
@@ -244,4 +245,29 @@ func (c *Cluster) Kubectl(t testing.TB, version, dir string, args ...string) Res
 		t.Fatalf("kubectl %v: %v", args, err)
 	}
 	return Result{Stdout: out.String(), Stderr: errb.String(), ExitCode: code}
+}
+
+// DoJSON sends one JSON request to baseURL+path (a nil body sends none) and
+// returns the response, whose body is already read and closed, and that body.
+// Benchmarks use it to talk to an apiserver the way a plain client would.
+func DoJSON(ctx context.Context, hc *http.Client, baseURL, method, path string, body []byte) (*http.Response, []byte, error) {
+	var rd io.Reader
+	if body != nil {
+		rd = bytes.NewReader(body)
+	}
+	req, err := http.NewRequestWithContext(ctx, method, baseURL+path, rd)
+	if err != nil {
+		return nil, nil, err
+	}
+	if body != nil {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	req.Header.Set("Accept", "application/json")
+	resp, err := hc.Do(req)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer resp.Body.Close()
+	data, err := io.ReadAll(resp.Body)
+	return resp, data, err
 }

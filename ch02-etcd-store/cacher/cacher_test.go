@@ -7,7 +7,6 @@ import (
 	"io"
 	"log/slog"
 	"maps"
-	"os"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -18,6 +17,7 @@ import (
 	"kubik/ch01-apiserver/storage/storagetest"
 	"kubik/ch02-etcd-store/cacher"
 	"kubik/ch02-etcd-store/etcdstore"
+	"kubik/ch02-etcd-store/etcdstore/etcdtest"
 )
 
 var (
@@ -32,24 +32,7 @@ var _ storagetest.Compactor = (*cacher.Cacher)(nil)
 // The prefixes the conformance suite writes to.
 var suitePrefixes = []string{"/registry/pods/", "/registry/configmaps/", "/registry/nodes/"}
 
-func TestMain(m *testing.M) {
-	dir, err := os.MkdirTemp("", "kubik-cacher-")
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
-	}
-	ep, stop, err := etcdstore.StartEmbedded(context.Background(), dir, quiet)
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.RemoveAll(dir)
-		os.Exit(1)
-	}
-	etcdEndpoint = ep
-	code := m.Run()
-	stop()
-	os.RemoveAll(dir)
-	os.Exit(code)
-}
+func TestMain(m *testing.M) { etcdtest.Main(m, &etcdEndpoint) }
 
 // newCacher caches suitePrefixes over underlying and waits until it is ready.
 // The conformance suite's ConcurrentUpdates reads its 1000 events only after

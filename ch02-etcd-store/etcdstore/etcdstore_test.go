@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"os"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -14,6 +13,7 @@ import (
 	"kubik/ch01-apiserver/storage"
 	"kubik/ch01-apiserver/storage/storagetest"
 	"kubik/ch02-etcd-store/etcdstore"
+	"kubik/ch02-etcd-store/etcdstore/etcdtest"
 )
 
 // One embedded etcd serves the whole test binary; every store gets its own
@@ -26,24 +26,7 @@ var (
 
 var _ storagetest.Compactor = (*etcdstore.Store)(nil)
 
-func TestMain(m *testing.M) {
-	dir, err := os.MkdirTemp("", "kubik-etcdstore-")
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
-	}
-	ep, stop, err := etcdstore.StartEmbedded(context.Background(), dir, quiet)
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.RemoveAll(dir)
-		os.Exit(1)
-	}
-	endpoint = ep
-	code := m.Run()
-	stop()
-	os.RemoveAll(dir)
-	os.Exit(code)
-}
+func TestMain(m *testing.M) { etcdtest.Main(m, &endpoint) }
 
 func newStore(t *testing.T, cfg etcdstore.Config) *etcdstore.Store {
 	t.Helper()

@@ -45,6 +45,7 @@ import (
 	"kubik/ch01-apiserver/app"
 	"kubik/ch01-apiserver/pki"
 	"kubik/ch01-apiserver/storage"
+	"kubik/ch01-apiserver/testenv"
 	"kubik/ch02-etcd-store/cacher"
 	"kubik/ch02-etcd-store/etcdstore"
 )
@@ -603,28 +604,14 @@ func (c *client) single() *client {
 func (c *client) close() { c.tr.CloseIdleConnections() }
 
 func (c *client) do(ctx context.Context, method, path string, body []byte) (int, []byte, error) {
-	var rd io.Reader
-	if body != nil {
-		rd = bytes.NewReader(body)
-	}
-	req, err := http.NewRequestWithContext(ctx, method, c.url+path, rd)
+	resp, data, err := testenv.DoJSON(ctx, c.hc, c.url, method, path, body)
 	if err != nil {
 		return 0, nil, err
 	}
-	if body != nil {
-		req.Header.Set("Content-Type", "application/json")
-	}
-	req.Header.Set("Accept", "application/json")
-	resp, err := c.hc.Do(req)
-	if err != nil {
-		return 0, nil, err
-	}
-	defer resp.Body.Close()
 	if resp.ProtoMajor != 2 {
 		return 0, nil, fmt.Errorf("%s %s: the client speaks %s, want HTTP/2", method, path, resp.Proto)
 	}
-	data, err := io.ReadAll(resp.Body)
-	return resp.StatusCode, data, err
+	return resp.StatusCode, data, nil
 }
 
 func (c *client) waitReady(ctx context.Context, timeout time.Duration) error {
