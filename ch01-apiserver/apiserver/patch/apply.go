@@ -1,6 +1,7 @@
 package patch
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"reflect"
@@ -148,6 +149,21 @@ func Apply(live []byte, applied []byte, t reflect.Type, manager string, force bo
 	}
 	mine.Set = appliedSet
 	mine.APIVersion = me.APIVersion
+	// As upstream's managedFieldsUpdater: the manager's timestamp moves only
+	// when the apply changed something, so re-applying the same
+	// configuration is a no-op (same resourceVersion).
+	if mine.Time != nil && live != nil {
+		if err := writeEntries(merged, entries); err != nil {
+			return nil, err
+		}
+		out, err := json.Marshal(merged)
+		if err != nil {
+			return nil, err
+		}
+		if before, err := json.Marshal(liveMap); err == nil && bytes.Equal(out, before) {
+			return out, nil
+		}
+	}
 	tm := now
 	mine.Time = &tm
 	if err := writeEntries(merged, entries); err != nil {

@@ -1,6 +1,7 @@
 package patch
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"reflect"
@@ -157,5 +158,31 @@ func TestUpdateManagedFieldsTracksChanges(t *testing.T) {
 	}
 	if got := fieldsOf(cm, "kubectl-create"); got != `{"f:data":{".":{},"f:a":{}}}` {
 		t.Errorf("kubectl-create = %s", got)
+	}
+}
+
+// Re-applying the same configuration later changes nothing, not even the
+// manager's timestamp (upstream's managedFieldsUpdater), so the apiserver
+// answers without a write; a real change moves the timestamp.
+func TestApplySameConfigurationKeepsTime(t *testing.T) {
+	cfg := []byte(`{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"ssa","namespace":"default"},"data":{"a":"1"}}`)
+	first, err := Apply(nil, cfg, configMapType, "alice", false, t0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	later := metav1.NewTime(t0.Add(time.Hour))
+	again, err := Apply(first, cfg, configMapType, "alice", false, later)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(first, again) {
+		t.Errorf("re-apply changed the object:\n%s\n%s", first, again)
+	}
+	changed, err := Apply(first, bytes.Replace(cfg, []byte(`"1"`), []byte(`"2"`), 1), configMapType, "alice", false, later)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cm := decodeCM(t, changed); !cm.ManagedFields[0].Time.Equal(later.Time) {
+		t.Errorf("time after a change = %v, want %v", cm.ManagedFields[0].Time, later)
 	}
 }
