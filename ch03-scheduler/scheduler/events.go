@@ -35,25 +35,35 @@ func NewRecorder(c *client.Client, controller, instance string, log *slog.Logger
 		ch: make(chan *eventsv1.Event, 1000), series: map[string]*eventsv1.Event{}}
 }
 
-// Eventf records an event about pod: eventType Normal or Warning, reason
-// (Scheduled, FailedScheduling), action (Binding, Scheduling).
-func (r *Recorder) Eventf(pod *corev1.Pod, eventType, reason, action, format string, args ...any) {
+// Eventf records an event about regarding: eventType Normal or Warning,
+// reason (Scheduled, FailedScheduling, Preempted), action (Binding,
+// Scheduling, Preempting); related (may be nil) is a second pod involved,
+// the preemptor of a victim. Upstream: events.EventRecorder.Eventf.
+func (r *Recorder) Eventf(regarding, related *corev1.Pod, eventType, reason, action, format string, args ...any) {
 	now := metav1.NowMicro()
 	e := &eventsv1.Event{
 		TypeMeta: metav1.TypeMeta{APIVersion: "events.k8s.io/v1", Kind: "Event"},
-		ObjectMeta: metav1.ObjectMeta{Namespace: pod.Namespace,
-			Name: fmt.Sprintf("%v.%x", pod.Name, now.UnixNano())},
+		ObjectMeta: metav1.ObjectMeta{Namespace: regarding.Namespace,
+			Name: fmt.Sprintf("%v.%x", regarding.Name, now.UnixNano())},
 		EventTime: now, ReportingController: r.controller, ReportingInstance: r.instance,
 		Action: action, Reason: reason, Type: eventType,
-		Regarding: corev1.ObjectReference{Kind: "Pod", APIVersion: "v1", Namespace: pod.Namespace, Name: pod.Name,
-			UID: pod.UID, ResourceVersion: pod.ResourceVersion},
-		Note: truncate(fmt.Sprintf(format, args...), 1024),
+		Regarding: podReference(regarding),
+		Note:      truncate(fmt.Sprintf(format, args...), 1024),
+	}
+	if related != nil {
+		ref := podReference(related)
+		e.Related = &ref
 	}
 	select {
 	case r.ch <- e:
 	default:
-		r.log.Warn("event dropped: too many pending", "reason", reason, "pod", pod.Namespace+"/"+pod.Name)
+		r.log.Warn("event dropped: too many pending", "reason", reason, "pod", regarding.Namespace+"/"+regarding.Name)
 	}
+}
+
+func podReference(pod *corev1.Pod) corev1.ObjectReference {
+	return corev1.ObjectReference{Kind: "Pod", APIVersion: "v1", Namespace: pod.Namespace, Name: pod.Name,
+		UID: pod.UID, ResourceVersion: pod.ResourceVersion}
 }
 
 func truncate(s string, n int) string {

@@ -49,12 +49,17 @@ type SchedulingQueue struct {
 	schedulingCycle  int64
 	moveRequestCycle int64
 	closed           bool
+
+	// The pods nominated to nodes, kept up to date as pods come and go
+	// (upstream: the PodNominator inside the PriorityQueue).
+	*nominator
 }
 
 func NewSchedulingQueue(less func(a, b *framework.QueuedPodInfo) bool) *SchedulingQueue {
 	q := &SchedulingQueue{less: less, now: time.Now,
 		backoffQ: map[string]*framework.QueuedPodInfo{}, unschedulable: map[string]*framework.QueuedPodInfo{},
-		unschedSince: map[string]time.Time{}, inFlight: map[string]bool{}, moveRequestCycle: -1}
+		unschedSince: map[string]time.Time{}, inFlight: map[string]bool{}, moveRequestCycle: -1,
+		nominator: newNominator(nil)}
 	q.cond = sync.NewCond(&q.mu)
 	return q
 }
@@ -84,8 +89,10 @@ func (q *SchedulingQueue) Run(ctx context.Context) {
 	}
 }
 
-// Add queues a new pod.
+// Add queues a new pod (and its nomination, if its status has one: a
+// restarted scheduler learns them so).
 func (q *SchedulingQueue) Add(pod *corev1.Pod) {
+	q.AddNominatedPod(pod, nil)
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	k := key(pod)
@@ -97,6 +104,7 @@ func (q *SchedulingQueue) Add(pod *corev1.Pod) {
 // Update replaces a queued pod. An unschedulable pod whose spec, labels or
 // annotations changed (say, a toleration was added) is tried again.
 func (q *SchedulingQueue) Update(oldPod, newPod *corev1.Pod) {
+	q.UpdateNominatedPod(oldPod, newPod)
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	k := key(newPod)
@@ -131,8 +139,9 @@ func podUpdated(a, b *corev1.Pod) bool {
 	return !reflect.DeepEqual(a.Spec, b.Spec) || !reflect.DeepEqual(a.Labels, b.Labels) || !reflect.DeepEqual(a.Annotations, b.Annotations)
 }
 
-// Delete forgets a pod.
+// Delete forgets a pod (deleted, or bound: no longer pending).
 func (q *SchedulingQueue) Delete(pod *corev1.Pod) {
+	q.DeleteNominatedPodIfExists(pod)
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	q.removeLocked(key(pod))

@@ -4,14 +4,18 @@
 // waiting for a node sit in a SchedulingQueue; each scheduling cycle runs
 // one pod through the framework's plugins against a snapshot of the Cache:
 //
-//	Pop → PreFilter → Filter (every node) → PostFilter if none fits
-//	    → PreScore → Score → NormalizeScore → pick the best node
+//	Pop → PreFilter → Filter (until enough nodes fit: filter.go)
+//	    → PostFilter if none fits (preemption) → PreScore → Score
+//	    → NormalizeScore → pick the best node
 //	    → assume (Cache) → Reserve → Bind, in the background
 //
 // The binding is asynchronous: the next pod's cycle starts at once and sees
 // the assumed pod on its node. Success: the event "Scheduled". Failure: the
 // event "FailedScheduling" and the pod condition PodScheduled=False with
-// the reasons, and the pod goes back to the queue.
+// the reasons, and the pod goes back to the queue. A pod for which
+// preemption evicted pods is nominated to their node
+// (status.nominatedNodeName, nominator.go): Filter counts it there for the
+// pods of lower priority until it is bound.
 //
 // Upstream: pkg/scheduler (scheduler.go, schedule_one.go, eventhandlers.go)
 // and cmd/kube-scheduler.
@@ -63,6 +67,13 @@ type Scheduler struct {
 	nodes    *informer.Informer[corev1.Node, *corev1.Node]
 	recorder *Recorder
 	log      *slog.Logger
+
+	// percentageOfNodesToScore: 0 is upstream's default, adaptive (see
+	// numFeasibleNodesToFind).
+	percentageOfNodesToScore int32
+	// nextStartNodeIndex: where the next cycle starts looking at nodes, so
+	// that every node gets its turn when not all are looked at.
+	nextStartNodeIndex int
 }
 
 // Run starts the scheduler and blocks until ctx ends (nil) or, with leader
@@ -139,6 +150,11 @@ func New(c *client.Client, schedulerName string, log *slog.Logger) (*Scheduler, 
 	// Pods that have not finished: the unscheduled ones feed the queue, the
 	// bound ones the cache (as upstream's scheduler informer).
 	s.pods = informer.New[corev1.Pod](c, informer.Options{FieldSelector: "status.phase!=Succeeded,status.phase!=Failed", Logger: log})
+	s.queue.nominator.podExists = func(p *corev1.Pod) bool {
+		cur, ok := s.pods.GetStore().Get(p.Namespace, p.Name)
+		return ok && cur.UID == p.UID && !assigned(cur)
+	}
+	fw.SetHandle(framework.Handle{ClientSet: c, EventRecorder: s.recorder, PodNominator: s.queue.nominator, Logger: log})
 	s.nodes = informer.New[corev1.Node](c, informer.Options{Logger: log})
 	s.addEventHandlers()
 	return s, nil
@@ -215,18 +231,27 @@ func (s *Scheduler) scheduleOne(ctx context.Context) {
 	nodes := s.cache.Snapshot()
 	host, err := s.schedulePod(ctx, state, pod, nodes)
 	if err != nil {
-		s.handleFailure(ctx, pInfo, cycle, err)
+		// No node fits: PostFilter (preemption) may make room somewhere
+		// and nominate that node; the pod waits in the queue meanwhile.
+		nominatingInfo := clearNominatedNode
+		var fitErr *framework.FitError
+		if errors.As(err, &fitErr) {
+			nominatingInfo = s.runPostFilter(ctx, state, pod, nodes, fitErr)
+		}
+		s.handleFailure(ctx, pInfo, cycle, err, nominatingInfo)
 		return
 	}
 
-	// Assume: from now on the cache counts the pod on host.
+	// Assume: from now on the cache counts the pod on host, and the pod
+	// is no longer nominated anywhere.
 	assumed := *pod
 	assumed.Spec.NodeName = host
 	s.cache.AssumePod(&assumed)
+	s.queue.DeleteNominatedPodIfExists(&assumed)
 	if st := s.fw.RunReservePluginsReserve(ctx, state, &assumed, host); !st.IsSuccess() {
 		s.fw.RunReservePluginsUnreserve(ctx, state, &assumed, host)
 		s.cache.ForgetPod(&assumed)
-		s.handleFailure(ctx, pInfo, cycle, st.AsError())
+		s.handleFailure(ctx, pInfo, cycle, st.AsError(), clearNominatedNode)
 		return
 	}
 
@@ -236,13 +261,32 @@ func (s *Scheduler) scheduleOne(ctx context.Context) {
 			s.fw.RunReservePluginsUnreserve(ctx, state, &assumed, host)
 			s.cache.ForgetPod(&assumed)
 			s.queue.MoveAllToActiveOrBackoffQueue("AssignedPodDelete")
-			s.handleFailure(ctx, pInfo, cycle, fmt.Errorf("binding rejected: %w", st.AsError()))
+			s.handleFailure(ctx, pInfo, cycle, fmt.Errorf("binding rejected: %w", st.AsError()), clearNominatedNode)
 			return
 		}
 		s.queue.Done(pod)
 		s.log.Info("Successfully bound pod to node", "pod", key(pod), "node", host, "attempts", pInfo.Attempts)
-		s.recorder.Eventf(&assumed, "Normal", "Scheduled", "Binding", "Successfully assigned %v/%v to %v", pod.Namespace, pod.Name, host)
+		s.recorder.Eventf(&assumed, nil, "Normal", "Scheduled", "Binding", "Successfully assigned %v/%v to %v", pod.Namespace, pod.Name, host)
 	}()
+}
+
+// clearNominatedNode: a failure that is not "no node fits" drops the pod's
+// nomination, as upstream.
+var clearNominatedNode = &framework.NominatingInfo{NominatingMode: framework.ModeOverride}
+
+// runPostFilter runs the PostFilter plugins for a pod that fits nowhere;
+// their message goes into the FitError ("preemption: ..."), and the node
+// they nominate is returned.
+func (s *Scheduler) runPostFilter(ctx context.Context, state *framework.CycleState, pod *corev1.Pod, nodes []*framework.NodeInfo, fitErr *framework.FitError) *framework.NominatingInfo {
+	result, st := s.fw.RunPostFilterPlugins(ctx, state, pod, nodes, fitErr.Diagnosis.NodeToStatus)
+	fitErr.Diagnosis.PostFilterMsg = st.Message()
+	if st.Code() == framework.Error {
+		s.log.Error("Status after running PostFilter plugins for pod", "pod", key(pod), "status", st.Message())
+	}
+	if result == nil {
+		return nil
+	}
+	return result.NominatingInfo
 }
 
 // schedulePod finds the node for pod: the feasible nodes, then the best of
@@ -251,41 +295,12 @@ func (s *Scheduler) schedulePod(ctx context.Context, state *framework.CycleState
 	if len(nodes) == 0 {
 		return "", ErrNoNodesAvailable
 	}
-	diagnosis := framework.Diagnosis{NodeToStatus: framework.NodeToStatus{}, UnschedulablePlugins: map[string]bool{}}
-	fitErr := func() error {
-		// PostFilter: could preemption help?
-		st := s.fw.RunPostFilterPlugins(ctx, state, pod, nodes, diagnosis.NodeToStatus)
-		diagnosis.PostFilterMsg = st.Message()
-		return &framework.FitError{Pod: pod, NumAllNodes: len(nodes), Diagnosis: diagnosis}
-	}
-
-	if st := s.fw.RunPreFilterPlugins(ctx, state, pod, nodes); !st.IsSuccess() {
-		if !st.IsRejected() {
-			return "", st.AsError()
-		}
-		for _, n := range nodes {
-			diagnosis.NodeToStatus[n.Name()] = st
-		}
-		diagnosis.PreFilterMsg = st.Message()
-		diagnosis.UnschedulablePlugins[st.Plugin()] = true
-		return "", fitErr()
-	}
-
-	var feasible []*framework.NodeInfo
-	for _, n := range nodes {
-		st := s.fw.RunFilterPlugins(ctx, state, pod, n)
-		switch {
-		case st.IsSuccess():
-			feasible = append(feasible, n)
-		case st.Code() == framework.Error:
-			return "", st.AsError()
-		default:
-			diagnosis.NodeToStatus[n.Name()] = st
-			diagnosis.UnschedulablePlugins[st.Plugin()] = true
-		}
+	feasible, diagnosis, err := s.findNodesThatFitPod(ctx, state, pod, nodes)
+	if err != nil {
+		return "", err
 	}
 	if len(feasible) == 0 {
-		return "", fitErr()
+		return "", &framework.FitError{Pod: pod, NumAllNodes: len(nodes), Diagnosis: diagnosis}
 	}
 	if len(feasible) == 1 {
 		return feasible[0].Name(), nil // nothing to compare
@@ -317,8 +332,10 @@ func selectHost(scores []framework.NodeScore) string {
 }
 
 // handleFailure tells the user (event, pod condition) and puts the pod
-// back in the queue, unless it was deleted or bound meanwhile.
-func (s *Scheduler) handleFailure(ctx context.Context, pInfo *framework.QueuedPodInfo, cycle int64, err error) {
+// back in the queue, unless it was deleted or bound meanwhile. The pod's
+// nomination is set as nominatingInfo says, in the nominator at once (the
+// next cycle must see it) and in its status.
+func (s *Scheduler) handleFailure(ctx context.Context, pInfo *framework.QueuedPodInfo, cycle int64, err error, nominatingInfo *framework.NominatingInfo) {
 	pod := pInfo.Pod
 	var fitErr *framework.FitError
 	noNodeFits := errors.As(err, &fitErr) || errors.Is(err, ErrNoNodesAvailable)
@@ -337,29 +354,52 @@ func (s *Scheduler) handleFailure(ctx context.Context, pInfo *framework.QueuedPo
 	}
 	pInfo.Pod = cur
 	s.queue.AddUnschedulable(pInfo, cycle, noNodeFits)
+	s.queue.AddNominatedPod(cur, nominatingInfo)
 
 	msg := truncate(err.Error(), 1024)
-	s.recorder.Eventf(cur, "Warning", "FailedScheduling", "Scheduling", "%s", msg)
-	if err := s.setPodScheduledCondition(ctx, cur, reason, msg); err != nil && ctx.Err() == nil {
+	s.recorder.Eventf(cur, nil, "Warning", "FailedScheduling", "Scheduling", "%s", msg)
+	cond := &corev1.PodCondition{Type: corev1.PodScheduled, Status: corev1.ConditionFalse, Reason: reason, Message: err.Error()}
+	if err := s.updatePod(ctx, cur, cond, nominatingInfo); err != nil && ctx.Err() == nil {
 		s.log.Warn("cannot update pod condition", "pod", key(pod), "err", err)
 	}
 }
 
-// setPodScheduledCondition patches status.conditions[type=PodScheduled]
-// (a strategic merge patch merges conditions by type), unless it already
-// says the same.
-func (s *Scheduler) setPodScheduledCondition(ctx context.Context, pod *corev1.Pod, reason, msg string) error {
-	for _, c := range pod.Status.Conditions {
-		if c.Type == corev1.PodScheduled && c.Status == corev1.ConditionFalse && c.Reason == reason && c.Message == msg {
-			return nil
+// updatePod patches the pod's status: condition (merged by type: a
+// strategic merge patch) unless it already says the same, and
+// status.nominatedNodeName if nominatingInfo overrides it with another
+// value. Nothing to change: no request. Upstream: schedule_one.go updatePod.
+func (s *Scheduler) updatePod(ctx context.Context, pod *corev1.Pod, cond *corev1.PodCondition, nominatingInfo *framework.NominatingInfo) error {
+	status := map[string]any{}
+	if cond != nil && podConditionChanged(pod, cond) {
+		c := *cond
+		c.LastTransitionTime = metav1.Now()
+		status["conditions"] = []corev1.PodCondition{c}
+	}
+	if nominatingInfo.Mode() == framework.ModeOverride && pod.Status.NominatedNodeName != nominatingInfo.NominatedNodeName {
+		if nominatingInfo.NominatedNodeName == "" {
+			status["nominatedNodeName"] = nil // a merge patch removes the field
+		} else {
+			status["nominatedNodeName"] = nominatingInfo.NominatedNodeName
 		}
 	}
-	cond := corev1.PodCondition{Type: corev1.PodScheduled, Status: corev1.ConditionFalse, Reason: reason, Message: msg,
-		LastTransitionTime: metav1.Now()}
-	patch, _ := json.Marshal(map[string]any{"status": map[string]any{"conditions": []corev1.PodCondition{cond}}})
+	if len(status) == 0 {
+		return nil
+	}
+	patch, _ := json.Marshal(map[string]any{"status": status})
 	_, err := client.Patch[corev1.Pod](ctx, s.client, pod.Namespace, pod.Name, client.StrategicMergePatchType, patch, "status")
 	if client.IsNotFound(err) {
 		return nil
 	}
 	return err
+}
+
+// podConditionChanged: the pod has no condition of cond's type saying the
+// same (status, reason, message).
+func podConditionChanged(pod *corev1.Pod, cond *corev1.PodCondition) bool {
+	for _, c := range pod.Status.Conditions {
+		if c.Type == cond.Type {
+			return c.Status != cond.Status || c.Reason != cond.Reason || c.Message != cond.Message
+		}
+	}
+	return true
 }

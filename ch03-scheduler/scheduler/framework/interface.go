@@ -144,6 +144,32 @@ func (c *CycleState) Read(key string) (any, bool) {
 	return v, ok
 }
 
+// StateData is a CycleState value that a PreFilterExtensions plugin
+// changes (AddPod, RemovePod): Clone gives preemption's dry run its own
+// copy. Values without Clone are shared (they must not change).
+type StateData interface {
+	Clone() StateData
+}
+
+// Clone copies the state for a "what if" evaluation: preemption removing
+// pods from a node, or nominated pods added to it (upstream: CycleState.Clone).
+func (c *CycleState) Clone() *CycleState {
+	if c == nil {
+		return nil
+	}
+	c.mu.RLock()
+	defer c.mu.RUnlock()
+	out := &CycleState{m: make(map[string]any, len(c.m)),
+		SkipFilterPlugins: c.SkipFilterPlugins, SkipScorePlugins: c.SkipScorePlugins}
+	for k, v := range c.m {
+		if d, ok := v.(StateData); ok {
+			v = d.Clone()
+		}
+		out.m[k] = v
+	}
+	return out
+}
+
 // NodeScore is one node's score from one plugin (or in total).
 type NodeScore struct {
 	Name  string
@@ -164,6 +190,24 @@ type PreFilterPlugin interface {
 	PreFilter(ctx context.Context, state *CycleState, pod *corev1.Pod, nodes []*NodeInfo) *Status
 }
 
+// PreFilterExtensions keep a PreFilter plugin's CycleState right when a
+// pod is added to or removed from a node during a "what if" evaluation
+// (preemption removing victims, nominated pods added). A PreFilter plugin
+// whose state counts pods on nodes (inter-pod affinity, topology spread)
+// implements PreFilterExtensionsProvider; one whose state depends only on
+// the pod being scheduled (NodeResourcesFit) does not need to.
+type PreFilterExtensions interface {
+	AddPod(ctx context.Context, state *CycleState, podToSchedule, podToAdd *corev1.Pod, node *NodeInfo) *Status
+	RemovePod(ctx context.Context, state *CycleState, podToSchedule, podToRemove *corev1.Pod, node *NodeInfo) *Status
+}
+
+// PreFilterExtensionsProvider is a PreFilterPlugin with extensions
+// (upstream: PreFilterPlugin.PreFilterExtensions, which returns nil when
+// there are none).
+type PreFilterExtensionsProvider interface {
+	PreFilterExtensions() PreFilterExtensions
+}
+
 type FilterPlugin interface {
 	Plugin
 	Filter(ctx context.Context, state *CycleState, pod *corev1.Pod, node *NodeInfo) *Status
@@ -175,8 +219,61 @@ type NodeToStatus map[string]*Status
 type PostFilterPlugin interface {
 	Plugin
 	// PostFilter runs when no node passed Filter. allNodes is the
-	// snapshot; statuses says why each node failed.
-	PostFilter(ctx context.Context, state *CycleState, pod *corev1.Pod, allNodes []*NodeInfo, statuses NodeToStatus) *Status
+	// snapshot; statuses says why each node failed. The result may
+	// nominate a node for the pod (preemption made room there).
+	PostFilter(ctx context.Context, state *CycleState, pod *corev1.Pod, allNodes []*NodeInfo, statuses NodeToStatus) (*PostFilterResult, *Status)
+}
+
+// NominatingMode says what to do with a pod's status.nominatedNodeName
+// after a failed scheduling cycle.
+type NominatingMode int
+
+const (
+	// ModeNoop keeps it as it is.
+	ModeNoop NominatingMode = iota
+	// ModeOverride sets it to NominatedNodeName ("" clears it).
+	ModeOverride
+)
+
+// NominatingInfo: the node a pod is nominated to (preemption is freeing
+// room for it there).
+type NominatingInfo struct {
+	NominatedNodeName string
+	NominatingMode    NominatingMode
+}
+
+// Mode is ModeNoop for nil.
+func (ni *NominatingInfo) Mode() NominatingMode {
+	if ni == nil {
+		return ModeNoop
+	}
+	return ni.NominatingMode
+}
+
+// PostFilterResult is what a PostFilter plugin did for the pod.
+type PostFilterResult struct {
+	*NominatingInfo
+}
+
+// NewPostFilterResultWithNominatedNode nominates nodeName ("" clears the
+// nomination).
+func NewPostFilterResultWithNominatedNode(nodeName string) *PostFilterResult {
+	return &PostFilterResult{&NominatingInfo{NominatedNodeName: nodeName, NominatingMode: ModeOverride}}
+}
+
+// PodNominator knows the pods nominated to nodes: pods that preempted
+// others and wait for the room to be freed (upstream: framework.PodNominator,
+// implemented by the scheduling queue).
+type PodNominator interface {
+	// NominatedPodsForNode returns the pods nominated to nodeName.
+	NominatedPodsForNode(nodeName string) []*corev1.Pod
+}
+
+// EventRecorder writes events.k8s.io Events: regarding is the pod the
+// event is about, related (may be nil) a second pod involved (the
+// preemptor of a victim). Upstream: client-go/tools/events.EventRecorder.
+type EventRecorder interface {
+	Eventf(regarding, related *corev1.Pod, eventType, reason, action, note string, args ...any)
 }
 
 type PreScorePlugin interface {

@@ -3,8 +3,10 @@ package framework
 import (
 	"context"
 	"fmt"
+	"log/slog"
 
 	"kubik/ch01-apiserver/api/corev1"
+	"kubik/ch03-scheduler/client"
 )
 
 // Framework runs a profile's plugins at each extension point, in the
@@ -19,6 +21,42 @@ type Framework struct {
 	weights    map[string]int64
 	reserve    []ReservePlugin
 	bind       []BindPlugin
+
+	// The Handle: what plugins may use besides their arguments.
+	handle Handle
+}
+
+// Handle is the scheduler's services that plugins may use (upstream:
+// framework.Handle): the apiserver client, the event recorder and the pod
+// nominator. Each may be nil (unit tests): a plugin then does no API call.
+type Handle struct {
+	ClientSet     *client.Client
+	EventRecorder EventRecorder
+	PodNominator  PodNominator
+	Logger        *slog.Logger
+}
+
+// SetHandle gives the framework the scheduler's services.
+func (f *Framework) SetHandle(h Handle) { f.handle = h }
+
+func (f *Framework) ClientSet() *client.Client    { return f.handle.ClientSet }
+func (f *Framework) EventRecorder() EventRecorder { return f.handle.EventRecorder }
+
+// Logger is the scheduler's logger (one that discards without a Handle).
+func (f *Framework) Logger() *slog.Logger {
+	if f.handle.Logger == nil {
+		return slog.New(slog.DiscardHandler)
+	}
+	return f.handle.Logger
+}
+
+// NominatedPodsForNode: the pods nominated to nodeName (none without a
+// nominator).
+func (f *Framework) NominatedPodsForNode(nodeName string) []*corev1.Pod {
+	if f.handle.PodNominator == nil {
+		return nil
+	}
+	return f.handle.PodNominator.NominatedPodsForNode(nodeName)
 }
 
 // New puts each plugin at every extension point it implements (upstream's
@@ -105,17 +143,120 @@ func (f *Framework) RunFilterPlugins(ctx context.Context, state *CycleState, pod
 }
 
 // RunPostFilterPlugins runs until one succeeds (it made room for the
-// pod); otherwise the last message tells what was tried.
-func (f *Framework) RunPostFilterPlugins(ctx context.Context, state *CycleState, pod *corev1.Pod, allNodes []*NodeInfo, statuses NodeToStatus) *Status {
-	var last *Status = NewStatus(Unschedulable)
+// pod) or says UnschedulableAndUnresolvable; otherwise the reasons of all
+// are joined, and the last result that nominates something is kept.
+func (f *Framework) RunPostFilterPlugins(ctx context.Context, state *CycleState, pod *corev1.Pod, allNodes []*NodeInfo, statuses NodeToStatus) (*PostFilterResult, *Status) {
+	var result *PostFilterResult
+	var reasons []string
+	rejector := ""
 	for _, p := range f.postFilter {
-		s := p.PostFilter(ctx, state, pod, allNodes, statuses)
-		if s.IsSuccess() {
-			return s
+		r, s := p.PostFilter(ctx, state, pod, allNodes, statuses)
+		switch {
+		case s.IsSuccess():
+			return r, s
+		case s.Code() == UnschedulableAndUnresolvable:
+			return r, s.WithPlugin(p.Name())
+		case !s.IsRejected():
+			return nil, AsStatus(s.AsError()).WithPlugin(p.Name())
+		case r != nil && r.Mode() != ModeNoop:
+			result = r
 		}
-		last = s.WithPlugin(p.Name())
+		reasons = append(reasons, s.Reasons()...)
+		if rejector == "" {
+			rejector = p.Name()
+		}
 	}
-	return last
+	return result, NewStatus(Unschedulable, reasons...).WithPlugin(rejector)
+}
+
+// RunFilterPluginsWithNominatedPods runs the Filter plugins on node as if
+// the pods nominated there with equal or higher priority were already
+// running: they preempted pods to get that room, and pod must not take it.
+// When such pods exist and the pod fits with them, the filters run a
+// second time without them: a filter like inter-pod affinity may pass only
+// thanks to a nominated pod that might never come. Without nominated pods
+// this is RunFilterPlugins, at no extra cost.
+func (f *Framework) RunFilterPluginsWithNominatedPods(ctx context.Context, state *CycleState, pod *corev1.Pod, node *NodeInfo) *Status {
+	var status *Status
+	podsAdded := false
+	for i := 0; i < 2; i++ {
+		stateToUse, nodeToUse := state, node
+		if i == 0 {
+			var err error
+			podsAdded, stateToUse, nodeToUse, err = f.addGENominatedPods(ctx, pod, state, node)
+			if err != nil {
+				return AsStatus(err)
+			}
+		} else if !podsAdded || !status.IsSuccess() {
+			break
+		}
+		status = f.RunFilterPlugins(ctx, stateToUse, pod, nodeToUse)
+		if !status.IsSuccess() && !status.IsRejected() {
+			return status
+		}
+	}
+	return status
+}
+
+// addGENominatedPods adds to a copy of node (and of state) the pods
+// nominated to it whose priority is greater than or equal to pod's.
+func (f *Framework) addGENominatedPods(ctx context.Context, pod *corev1.Pod, state *CycleState, node *NodeInfo) (bool, *CycleState, *NodeInfo, error) {
+	if node.Node == nil {
+		return false, state, node, nil
+	}
+	nominated := f.NominatedPodsForNode(node.Name())
+	if len(nominated) == 0 {
+		return false, state, node, nil
+	}
+	nodeOut, stateOut := node.Clone(), state.Clone()
+	podsAdded := false
+	for _, np := range nominated {
+		if PodPriority(np) >= PodPriority(pod) && np.UID != pod.UID {
+			nodeOut.AddPod(np)
+			if s := f.RunPreFilterExtensionAddPod(ctx, stateOut, pod, np, nodeOut); !s.IsSuccess() {
+				return false, state, node, s.AsError()
+			}
+			podsAdded = true
+		}
+	}
+	return podsAdded, stateOut, nodeOut, nil
+}
+
+// RunPreFilterExtensionAddPod tells the PreFilter plugins with extensions
+// that podToAdd was added to node (in state, a copy).
+func (f *Framework) RunPreFilterExtensionAddPod(ctx context.Context, state *CycleState, podToSchedule, podToAdd *corev1.Pod, node *NodeInfo) *Status {
+	for _, p := range f.preFilter {
+		ext := preFilterExtensions(p)
+		if ext == nil || state.SkipFilterPlugins[p.Name()] {
+			continue
+		}
+		if s := ext.AddPod(ctx, state, podToSchedule, podToAdd, node); !s.IsSuccess() {
+			return NewStatus(Error, fmt.Sprintf("running AddPod on PreFilter plugin %q: %s", p.Name(), s.Message())).WithPlugin(p.Name())
+		}
+	}
+	return nil
+}
+
+// RunPreFilterExtensionRemovePod tells the PreFilter plugins with
+// extensions that podToRemove was removed from node.
+func (f *Framework) RunPreFilterExtensionRemovePod(ctx context.Context, state *CycleState, podToSchedule, podToRemove *corev1.Pod, node *NodeInfo) *Status {
+	for _, p := range f.preFilter {
+		ext := preFilterExtensions(p)
+		if ext == nil || state.SkipFilterPlugins[p.Name()] {
+			continue
+		}
+		if s := ext.RemovePod(ctx, state, podToSchedule, podToRemove, node); !s.IsSuccess() {
+			return NewStatus(Error, fmt.Sprintf("running RemovePod on PreFilter plugin %q: %s", p.Name(), s.Message())).WithPlugin(p.Name())
+		}
+	}
+	return nil
+}
+
+func preFilterExtensions(p PreFilterPlugin) PreFilterExtensions {
+	if e, ok := p.(PreFilterExtensionsProvider); ok {
+		return e.PreFilterExtensions()
+	}
+	return nil
 }
 
 // RunScorePlugins: PreScore, then each Score plugin on every feasible node,

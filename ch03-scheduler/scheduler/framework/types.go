@@ -1,14 +1,18 @@
 package framework
 
 import (
+	"errors"
 	"fmt"
 	"maps"
+	"slices"
 	"sort"
 	"strings"
 	"time"
 
 	"kubik/ch01-apiserver/api/corev1"
+	"kubik/ch01-apiserver/api/metav1"
 	"kubik/ch01-apiserver/api/resource"
+	"kubik/ch01-apiserver/apiserver/selection"
 )
 
 // Resource is an amount of the resources the scheduler counts.
@@ -216,6 +220,19 @@ type NodeInfo struct {
 	NonZeroRequested Resource
 	Allocatable      Resource
 	UsedPorts        []HostPort
+	// PodsWithAffinity: the pods here with pod affinity or anti-affinity of
+	// any kind; PodsWithRequiredAntiAffinity: those with required
+	// anti-affinity terms. Their terms are parsed once, when the pod is
+	// added, so that InterPodAffinity looks only at these pods and costs
+	// nothing on nodes (and clusters) without them.
+	PodsWithAffinity             []*PodInfo
+	PodsWithRequiredAntiAffinity []*PodInfo
+	// ImageSizes: every name of every image in node.status.images, with
+	// the image's size in bytes (ImageLocality). Built by SetNode and never
+	// modified afterwards, so clones share it. Upstream keeps
+	// ImageStates (size and the number of nodes with the image) filled in
+	// by the cache; here ImageLocality counts the nodes itself.
+	ImageSizes map[string]int64
 }
 
 // NewNodeInfo makes the NodeInfo of node with pods on it.
@@ -231,8 +248,17 @@ func NewNodeInfo(node *corev1.Node, pods ...*corev1.Pod) *NodeInfo {
 func (n *NodeInfo) SetNode(node *corev1.Node) {
 	n.Node = node
 	n.Allocatable = Resource{}
+	n.ImageSizes = nil
 	if node != nil {
 		n.Allocatable = NewResource(node.Status.Allocatable)
+		if len(node.Status.Images) > 0 {
+			n.ImageSizes = map[string]int64{} // a new map: clones keep the old one
+			for _, img := range node.Status.Images {
+				for _, name := range img.Names {
+					n.ImageSizes[name] = img.SizeBytes
+				}
+			}
+		}
 	}
 }
 
@@ -243,6 +269,15 @@ func (n *NodeInfo) AddPod(p *corev1.Pod) {
 	n.NonZeroRequested.MilliCPU += cpu
 	n.NonZeroRequested.Memory += mem
 	n.UsedPorts = append(n.UsedPorts, PodHostPorts(p)...)
+	if podWithAffinity(p) {
+		// A term that does not parse is left out, as upstream's cache
+		// does (the apiserver validated the selectors anyway).
+		pi, _ := NewPodInfo(p)
+		n.PodsWithAffinity = append(n.PodsWithAffinity, pi)
+		if len(pi.RequiredAntiAffinityTerms) > 0 {
+			n.PodsWithRequiredAntiAffinity = append(n.PodsWithRequiredAntiAffinity, pi)
+		}
+	}
 }
 
 // RemovePod removes the pod with p's UID.
@@ -260,6 +295,7 @@ func (n *NodeInfo) RemovePod(p *corev1.Pod) bool {
 func (n *NodeInfo) recompute() {
 	pods := n.Pods
 	n.Pods, n.Requested, n.NonZeroRequested, n.UsedPorts = nil, Resource{}, Resource{}, nil
+	n.PodsWithAffinity, n.PodsWithRequiredAntiAffinity = nil, nil
 	for _, p := range pods {
 		n.AddPod(p)
 	}
@@ -270,6 +306,9 @@ func (n *NodeInfo) Clone() *NodeInfo {
 	c := *n
 	c.Pods = append([]*corev1.Pod(nil), n.Pods...)
 	c.UsedPorts = append([]HostPort(nil), n.UsedPorts...)
+	// The PodInfos themselves are never modified: sharing them is safe.
+	c.PodsWithAffinity = append([]*PodInfo(nil), n.PodsWithAffinity...)
+	c.PodsWithRequiredAntiAffinity = append([]*PodInfo(nil), n.PodsWithRequiredAntiAffinity...)
 	c.Requested.ScalarResources = cloneMap(n.Requested.ScalarResources)
 	return &c
 }
@@ -367,4 +406,169 @@ func (f *FitError) Error() string {
 		msg += fmt.Sprintf(separatorFormat, f.Diagnosis.PostFilterMsg)
 	}
 	return msg
+}
+
+// ---- pod (anti-)affinity terms, parsed ----
+
+// AffinityTerm is a PodAffinityTerm with its selectors parsed (upstream:
+// framework.AffinityTerm).
+type AffinityTerm struct {
+	// Namespaces: the term's namespaces; its pod's own namespace when it
+	// names none and has no namespaceSelector.
+	Namespaces []string
+	// Selector: labelSelector, with matchLabelKeys and mismatchLabelKeys
+	// merged in. nil selects no pod.
+	Selector selection.LabelSelector
+	// NamespaceSelector: nil (no selector) selects no namespace, {} every
+	// namespace.
+	NamespaceSelector selection.LabelSelector
+	TopologyKey       string
+}
+
+// Matches: pod is in one of the term's namespaces, or in a namespace whose
+// labels nsLabels the namespaceSelector selects, and has matching labels.
+func (t *AffinityTerm) Matches(pod *corev1.Pod, nsLabels map[string]string) bool {
+	if slices.Contains(t.Namespaces, pod.Namespace) || t.NamespaceSelector.Matches(nsLabels) {
+		return t.Selector.Matches(pod.Labels)
+	}
+	return false
+}
+
+// WeightedAffinityTerm is a preferred term and its weight.
+type WeightedAffinityTerm struct {
+	AffinityTerm
+	Weight int32
+}
+
+// PodInfo is a pod with its pod affinity and anti-affinity terms parsed
+// (upstream: framework.PodInfo).
+type PodInfo struct {
+	Pod                        *corev1.Pod
+	RequiredAffinityTerms      []AffinityTerm
+	RequiredAntiAffinityTerms  []AffinityTerm
+	PreferredAffinityTerms     []WeightedAffinityTerm
+	PreferredAntiAffinityTerms []WeightedAffinityTerm
+}
+
+// NewPodInfo parses pod's affinity terms. On an invalid selector the terms
+// of that kind are left out and the error says which.
+func NewPodInfo(pod *corev1.Pod) (*PodInfo, error) {
+	pi := &PodInfo{Pod: pod}
+	a := pod.Spec.Affinity
+	if a == nil {
+		return pi, nil
+	}
+	var errs []error
+	if pa := a.PodAffinity; pa != nil {
+		var err error
+		if pi.RequiredAffinityTerms, err = affinityTerms(pod, pa.RequiredDuringSchedulingIgnoredDuringExecution); err != nil {
+			errs = append(errs, fmt.Errorf("requiredAffinityTerms: %w", err))
+		}
+		if pi.PreferredAffinityTerms, err = weightedAffinityTerms(pod, pa.PreferredDuringSchedulingIgnoredDuringExecution); err != nil {
+			errs = append(errs, fmt.Errorf("preferredAffinityTerms: %w", err))
+		}
+	}
+	if pa := a.PodAntiAffinity; pa != nil {
+		var err error
+		if pi.RequiredAntiAffinityTerms, err = affinityTerms(pod, pa.RequiredDuringSchedulingIgnoredDuringExecution); err != nil {
+			errs = append(errs, fmt.Errorf("requiredAntiAffinityTerms: %w", err))
+		}
+		if pi.PreferredAntiAffinityTerms, err = weightedAffinityTerms(pod, pa.PreferredDuringSchedulingIgnoredDuringExecution); err != nil {
+			errs = append(errs, fmt.Errorf("preferredAntiAffinityTerms: %w", err))
+		}
+	}
+	return pi, errors.Join(errs...)
+}
+
+// podWithAffinity: the pod has pod affinity or anti-affinity of any kind
+// (upstream's test for NodeInfo.PodsWithAffinity).
+func podWithAffinity(p *corev1.Pod) bool {
+	a := p.Spec.Affinity
+	return a != nil && (a.PodAffinity != nil || a.PodAntiAffinity != nil)
+}
+
+func affinityTerms(pod *corev1.Pod, terms []corev1.PodAffinityTerm) ([]AffinityTerm, error) {
+	var out []AffinityTerm
+	for i := range terms {
+		t, err := newAffinityTerm(pod, &terms[i])
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, t)
+	}
+	return out, nil
+}
+
+func weightedAffinityTerms(pod *corev1.Pod, terms []corev1.WeightedPodAffinityTerm) ([]WeightedAffinityTerm, error) {
+	var out []WeightedAffinityTerm
+	for i := range terms {
+		t, err := newAffinityTerm(pod, &terms[i].PodAffinityTerm)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, WeightedAffinityTerm{AffinityTerm: t, Weight: terms[i].Weight})
+	}
+	return out, nil
+}
+
+func newAffinityTerm(pod *corev1.Pod, term *corev1.PodAffinityTerm) (AffinityTerm, error) {
+	sel, err := selection.FromLabelSelector(withLabelKeys(term, pod.Labels))
+	if err != nil {
+		return AffinityTerm{}, err
+	}
+	nsSel, err := selection.FromLabelSelector(term.NamespaceSelector)
+	if err != nil {
+		return AffinityTerm{}, err
+	}
+	ns := term.Namespaces
+	if len(ns) == 0 && term.NamespaceSelector == nil {
+		ns = []string{pod.Namespace}
+	}
+	return AffinityTerm{Namespaces: ns, Selector: sel, NamespaceSelector: nsSel, TopologyKey: term.TopologyKey}, nil
+}
+
+// withLabelKeys merges matchLabelKeys ("key in (the pod's value)") and
+// mismatchLabelKeys ("key notin (the pod's value)") into the term's
+// labelSelector. Upstream's apiserver does this when the pod is created
+// (MatchLabelKeysInPodAffinity); ours does not, so the scheduler does it;
+// were both to do it, the duplicate requirement would change nothing.
+func withLabelKeys(term *corev1.PodAffinityTerm, podLabels map[string]string) *metav1.LabelSelector {
+	if term.LabelSelector == nil || len(term.MatchLabelKeys)+len(term.MismatchLabelKeys) == 0 {
+		return term.LabelSelector // nil selects no pod: nothing to merge into
+	}
+	ls := *term.LabelSelector
+	ls.MatchExpressions = slices.Clone(ls.MatchExpressions)
+	for _, k := range term.MatchLabelKeys {
+		if v, ok := podLabels[k]; ok {
+			ls.MatchExpressions = append(ls.MatchExpressions, metav1.LabelSelectorRequirement{Key: k, Operator: metav1.LabelSelectorOpIn, Values: []string{v}})
+		}
+	}
+	for _, k := range term.MismatchLabelKeys {
+		if v, ok := podLabels[k]; ok {
+			ls.MatchExpressions = append(ls.MatchExpressions, metav1.LabelSelectorRequirement{Key: k, Operator: metav1.LabelSelectorOpNotIn, Values: []string{v}})
+		}
+	}
+	return &ls
+}
+
+// ---- the whole snapshot, for PreScore ----
+
+// allNodesKey is the CycleState key of the cycle's snapshot of every node.
+const allNodesKey = "AllNodes"
+
+// SetAllNodes keeps the cycle's snapshot of every node in state. Upstream
+// plugins read it from the framework handle (SnapshotSharedLister); here
+// PreFilter is given every node but PreScore only the feasible ones,
+// while spreading, inter-pod affinity and image locality scores count what
+// runs on every node. PodTopologySpread's and InterPodAffinity's PreFilter
+// call it.
+func SetAllNodes(state *CycleState, nodes []*NodeInfo) { state.Write(allNodesKey, nodes) }
+
+// AllNodes returns the snapshot kept by SetAllNodes, or fallback when
+// none was kept.
+func AllNodes(state *CycleState, fallback []*NodeInfo) []*NodeInfo {
+	if v, ok := state.Read(allNodesKey); ok {
+		return v.([]*NodeInfo)
+	}
+	return fallback
 }

@@ -2,12 +2,11 @@
 // with upstream's names, messages and scores (pkg/scheduler/framework/plugins
 // in kubernetes/kubernetes). Default returns chapter 3's default profile:
 // the same plugins and order as upstream's, minus those that need what
-// chapter 3 does not have yet (volumes, pod topology spread, inter-pod
-// affinity, image locality) and with a preemption plugin that diagnoses but
-// does not evict.
+// chapter 3 does not have yet (volumes, SchedulingGates).
 package plugins
 
 import (
+	"kubik/ch01-apiserver/api/corev1"
 	"kubik/ch03-scheduler/client"
 	"kubik/ch03-scheduler/scheduler/framework"
 )
@@ -23,13 +22,19 @@ func Default(c *client.Client) ([]framework.Plugin, map[string]int64) {
 			NodeAffinity{},
 			NodePorts{},
 			NodeResourcesFit{},
+			&PodTopologySpread{},
+			&InterPodAffinity{HardPodAffinityWeight: corev1.DefaultHardPodAffinitySymmetricWeight},
 			&DefaultPreemption{},
 			NodeResourcesBalancedAllocation{},
+			ImageLocality{},
 			DefaultBinder{Client: c},
 		}, map[string]int64{
 			"TaintToleration":                 3,
 			"NodeAffinity":                    2,
 			"NodeResourcesFit":                1,
+			"PodTopologySpread":               2,
+			"InterPodAffinity":                2,
 			"NodeResourcesBalancedAllocation": 1,
+			"ImageLocality":                   1,
 		}
 }

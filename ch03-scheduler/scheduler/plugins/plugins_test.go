@@ -273,7 +273,8 @@ func TestFitErrorMessage(t *testing.T) {
 	for _, n := range nodes {
 		d.NodeToStatus[n.Name()] = fw.RunFilterPlugins(context.Background(), state, p, n)
 	}
-	d.PostFilterMsg = fw.RunPostFilterPlugins(context.Background(), state, p, nodes, d.NodeToStatus).Message()
+	_, st := fw.RunPostFilterPlugins(context.Background(), state, p, nodes, d.NodeToStatus)
+	d.PostFilterMsg = st.Message()
 	got := (&framework.FitError{Pod: p, NumAllNodes: 3, Diagnosis: d}).Error()
 	// Upstream's text, down to the double period (the preemption message
 	// is itself a FitError message, ended with "." and then separated).
