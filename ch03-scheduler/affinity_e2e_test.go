@@ -137,7 +137,7 @@ func TestInterPodAffinityAndTopologySpread(t *testing.T) {
 	// way have the same priority.
 	apply("anti4.yaml", podManifest("anti-4", "app: anti", antiAffinitySpec))
 	pending("anti-4", "0/3 nodes are available: 3 node(s) didn't match pod anti-affinity rules. "+
-		"preemption: 0/3 nodes are available: 3 No preemption victims found for incoming pod..")
+		"no new claims to deallocate, preemption: 0/3 nodes are available: 3 No preemption victims found for incoming pod.")
 
 	// Required affinity: followers land on the node of their target (three
 	// of them, so that luck would be a 1-in-27 chance).
@@ -165,7 +165,7 @@ func TestInterPodAffinityAndTopologySpread(t *testing.T) {
 	// Affinity to pods that do not exist (and not to itself): Pending.
 	apply("orphan.yaml", podManifest("orphan", "app: orphan", fmt.Sprintf(affinitySpec, "nobody")))
 	pending("orphan", "0/3 nodes are available: 3 node(s) didn't match pod affinity rules. "+
-		"preemption: 0/3 nodes are available: 3 Preemption is not helpful for scheduling..")
+		"no new claims to deallocate, preemption: 0/3 nodes are available: 3 Preemption is not helpful for scheduling.")
 
 	// Topology spread, DoNotSchedule, maxSkew 1 over hostnames: 2/2/2.
 	s := fmt.Sprintf(spreadSpec, "kubernetes.io/hostname")
@@ -186,5 +186,5 @@ func TestInterPodAffinityAndTopologySpread(t *testing.T) {
 	// would not help.
 	apply("zonal.yaml", podManifest("zonal", "app: spread", fmt.Sprintf(spreadSpec, "topology.kubernetes.io/zone")))
 	pending("zonal", "0/3 nodes are available: 3 node(s) didn't match pod topology spread constraints (missing required label). "+
-		"preemption: 0/3 nodes are available: 3 Preemption is not helpful for scheduling..")
+		"no new claims to deallocate, preemption: 0/3 nodes are available: 3 Preemption is not helpful for scheduling.")
 }

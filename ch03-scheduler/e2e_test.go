@@ -88,7 +88,7 @@ func TestScheduling(t *testing.T) {
 
 	// More CPU than any node has (4): Pending, with upstream's message.
 	k("run", "big", "--image=nginx", `--overrides={"apiVersion":"v1","spec":{"containers":[{"name":"big","image":"nginx","resources":{"requests":{"cpu":"10"}}}]}}`)
-	const bigMsg = "0/3 nodes are available: 3 Insufficient cpu. preemption: 0/3 nodes are available: 3 No preemption victims found for incoming pod.."
+	const bigMsg = "0/3 nodes are available: 3 Insufficient cpu. no new claims to deallocate, preemption: 0/3 nodes are available: 3 Preemption is not helpful for scheduling."
 	eventually("big pod unschedulable", func() (string, bool) {
 		out := k("get", "pod", "big", "-o", `jsonpath={.status.phase}|{.status.conditions[?(@.type=="PodScheduled")].reason}|{.status.conditions[?(@.type=="PodScheduled")].message}`)
 		return out, out == "Pending|Unschedulable|"+bigMsg
@@ -108,7 +108,7 @@ func TestScheduling(t *testing.T) {
 		out := k("get", "pod", "tolerant", "-o", "jsonpath={.status.phase}")
 		return out, out == "Running"
 	})
-	const taintMsg = "0/3 nodes are available: 3 node(s) had untolerated taint {dedicated: gpu}. preemption: 0/3 nodes are available: 3 Preemption is not helpful for scheduling.."
+	const taintMsg = "0/3 nodes are available: 3 node(s) had untolerated taint(s). no new claims to deallocate, preemption: 0/3 nodes are available: 3 Preemption is not helpful for scheduling."
 	eventually("plain pod kept out by the taint", func() (string, bool) {
 		out := k("get", "pod", "plain", "-o", `jsonpath={.status.phase}|{.status.conditions[?(@.type=="PodScheduled")].message}`)
 		return out, out == "Pending|"+taintMsg

@@ -118,7 +118,7 @@ spec:
 	// framework.FitError's separator after the PostFilter message, as in
 	// e2e_test.go; upstream dropped the second period in v1.30.)
 	apply("polite", "high-never", "2", false)
-	const neverMsg = "0/3 nodes are available: 3 Insufficient cpu. preemption: not eligible due to preemptionPolicy=Never.."
+	const neverMsg = "0/3 nodes are available: 3 Insufficient cpu. no new claims to deallocate, preemption: not eligible due to preemptionPolicy=Never."
 	eventually("polite pod Pending, not preempting", func() (string, bool) {
 		out := podField("polite", `{.status.phase}|{.status.conditions[?(@.type=="PodScheduled")].message}`)
 		return out, out == "Pending|"+neverMsg
@@ -168,7 +168,7 @@ spec:
 	// victim still terminating on its nominated node, and waits instead of
 	// evicting another pod.
 	k("label", "node", "hollow-node-1", "poked=yes")
-	const waitMsg = "0/3 nodes are available: 3 Insufficient cpu. preemption: not eligible due to a terminating pod on the nominated node.."
+	const waitMsg = "0/3 nodes are available: 3 Insufficient cpu. no new claims to deallocate, preemption: not eligible due to a terminating pod on the nominated node."
 	eventually("urgent waits for its victim", func() (string, bool) {
 		out := events("urgent", "FailedScheduling")
 		return out, out == "0/3 nodes are available: 3 Insufficient cpu.\n"+waitMsg

@@ -17,10 +17,12 @@ import (
 // blocks, see ch01-apiserver/labtest). Expected outputs in the file are
 // ignored here: the goldens recorded from real Kubernetes are the reference.
 //
-// Front matter in an HTML comment sets the chapter and the reference
-// components:
+// Front matter in an HTML comment sets the chapter, the reference
+// components and, optionally, extra flags for the Kubik binary
+// (comma-separated):
 //
 //	<!-- compare: chapter=ch01-apiserver ref-components= -->
+//	<!-- compare: chapter=ch03-scheduler ref-components=kube-scheduler args=--hollow-nodes=0 -->
 //
 // A command whose difference is known and explained carries a comment
 // "# known: <why>" — it is still run and shown, but not scored.
@@ -29,6 +31,7 @@ type Scenario struct {
 	Path          string
 	Chapter       string   // e.g. ch01-apiserver: the Kubik binary to compare
 	RefComponents []string // what the reference cluster must run besides kube-apiserver
+	Args          []string // extra flags for the Kubik binary
 	Steps         []labtest.Step
 }
 
@@ -64,11 +67,9 @@ func LoadScenario(path string) (*Scenario, error) {
 			case "chapter":
 				s.Chapter = v
 			case "ref-components":
-				for _, c := range strings.Split(v, ",") {
-					if c != "" {
-						s.RefComponents = append(s.RefComponents, c)
-					}
-				}
+				s.RefComponents = splitList(v)
+			case "args":
+				s.Args = splitList(v)
 			}
 		}
 	}
@@ -76,6 +77,16 @@ func LoadScenario(path string) (*Scenario, error) {
 		return nil, fmt.Errorf("%s: no <!-- compare: chapter=... --> line", path)
 	}
 	return s, nil
+}
+
+func splitList(v string) []string {
+	var out []string
+	for _, c := range strings.Split(v, ",") {
+		if c != "" {
+			out = append(out, c)
+		}
+	}
+	return out
 }
 
 // Output is what one command printed, normalised.

@@ -44,7 +44,7 @@ func TestGoldens(t *testing.T) {
 			}
 			kubectl := testenv.Kubectl(t, version)
 			bin := testenv.Build(t, "kubik/"+s.Chapter)
-			cluster := testenv.Start(t, bin, testenv.Options{})
+			cluster := testenv.Start(t, bin, testenv.Options{Args: s.Args})
 			ours, err := compare.Run(s, kubectl, cluster.Kubeconfig)
 			if err != nil {
 				t.Fatal(err)

@@ -227,6 +227,27 @@ func (q *SchedulingQueue) MoveAllToActiveOrBackoffQueue(event string) {
 	q.moveRequestCycle = q.schedulingCycle
 }
 
+// MovePodsRejectedBy is MoveAllToActiveOrBackoffQueue for an event only
+// some plugins care about: it retries the unschedulable pods that one of
+// plugins rejected, and leaves the others waiting (a cheap form of
+// upstream's queueing hints: a pod bound elsewhere does not make a pod
+// that asked for too much cpu fit).
+func (q *SchedulingQueue) MovePodsRejectedBy(event string, plugins ...string) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	for k, p := range q.unschedulable {
+		for _, pl := range plugins {
+			if p.UnschedulablePlugins[pl] {
+				delete(q.unschedulable, k)
+				delete(q.unschedSince, k)
+				q.requeueLocked(p)
+				break
+			}
+		}
+	}
+	q.moveRequestCycle = q.schedulingCycle
+}
+
 // requeueLocked: to backoffQ if the pod is still backing off, else activeQ.
 func (q *SchedulingQueue) requeueLocked(p *framework.QueuedPodInfo) {
 	if q.now().Before(q.backoffExpiry(p)) {

@@ -176,8 +176,18 @@ func (s *Scheduler) addEventHandlers() {
 	s.pods.AddEventHandler(informer.FilteringResourceEventHandler[corev1.Pod]{
 		FilterFunc: assigned,
 		Handler: informer.ResourceEventHandlerFuncs[corev1.Pod]{
-			AddFunc:    s.cache.AddOrUpdatePod,
-			UpdateFunc: func(_, p *corev1.Pod) { s.cache.AddOrUpdatePod(p) },
+			AddFunc: func(p *corev1.Pod) {
+				s.cache.AddOrUpdatePod(p)
+				// A new pod on a node can satisfy another pod's affinity or
+				// change a spread's skew.
+				s.queue.MovePodsRejectedBy("AssignedPodAdd", podAddOrLabelPlugins...)
+			},
+			UpdateFunc: func(old, p *corev1.Pod) {
+				s.cache.AddOrUpdatePod(p)
+				if !reflect.DeepEqual(old.Labels, p.Labels) {
+					s.queue.MovePodsRejectedBy("AssignedPodUpdate", podAddOrLabelPlugins...)
+				}
+			},
 			DeleteFunc: func(p *corev1.Pod) {
 				s.cache.RemovePod(p)
 				s.queue.MoveAllToActiveOrBackoffQueue("AssignedPodDelete") // room freed
@@ -195,9 +205,18 @@ func (s *Scheduler) addEventHandlers() {
 				s.queue.MoveAllToActiveOrBackoffQueue("NodeUpdate")
 			}
 		},
-		DeleteFunc: s.cache.RemoveNode,
+		DeleteFunc: func(n *corev1.Node) {
+			s.cache.RemoveNode(n)
+			// One domain fewer may lower a spread's minimum.
+			s.queue.MovePodsRejectedBy("NodeDelete", "PodTopologySpread")
+		},
 	})
 }
+
+// podAddOrLabelPlugins are the plugins whose verdict another pod's arrival
+// (or new labels) can turn around: the ones that look at the pods already
+// on nodes by their labels. Upstream: each plugin's EventsToRegister.
+var podAddOrLabelPlugins = []string{"InterPodAffinity", "PodTopologySpread"}
 
 // nodeSchedulingPropertiesChanged ignores heartbeats: only what a plugin
 // looks at counts.
@@ -353,6 +372,10 @@ func (s *Scheduler) handleFailure(ctx context.Context, pInfo *framework.QueuedPo
 		return
 	}
 	pInfo.Pod = cur
+	pInfo.UnschedulablePlugins = nil
+	if fitErr != nil {
+		pInfo.UnschedulablePlugins = fitErr.Diagnosis.UnschedulablePlugins
+	}
 	s.queue.AddUnschedulable(pInfo, cycle, noNodeFits)
 	s.queue.AddNominatedPod(cur, nominatingInfo)
 

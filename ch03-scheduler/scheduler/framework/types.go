@@ -403,7 +403,8 @@ func (f *FitError) Error() string {
 		}
 	}
 	if f.Diagnosis.PostFilterMsg != "" {
-		msg += fmt.Sprintf(separatorFormat, f.Diagnosis.PostFilterMsg)
+		// PostFilter messages end with their own period (since 1.30).
+		msg += " " + f.Diagnosis.PostFilterMsg
 	}
 	return msg
 }

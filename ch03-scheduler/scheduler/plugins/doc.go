@@ -24,6 +24,7 @@ func Default(c *client.Client) ([]framework.Plugin, map[string]int64) {
 			NodeResourcesFit{},
 			&PodTopologySpread{},
 			&InterPodAffinity{HardPodAffinityWeight: corev1.DefaultHardPodAffinitySymmetricWeight},
+			DynamicResources{},
 			&DefaultPreemption{},
 			NodeResourcesBalancedAllocation{},
 			ImageLocality{},

@@ -31,11 +31,34 @@ func podRequest(state *framework.CycleState, pod *corev1.Pod) framework.Resource
 	return framework.NewResource(framework.PodRequests(pod))
 }
 
+// Filter: the pod's requests must fit in what the node has left. When the
+// pod asks for more than the node's whole allocatable, evicting pods cannot
+// help: UnschedulableAndUnresolvable, so preemption skips the node.
 func (NodeResourcesFit) Filter(_ context.Context, state *framework.CycleState, pod *corev1.Pod, n *framework.NodeInfo) *framework.Status {
-	if reasons := InsufficientResources(podRequest(state, pod), n); len(reasons) > 0 {
-		return framework.NewStatus(framework.Unschedulable, reasons...)
+	req := podRequest(state, pod)
+	if reasons := InsufficientResources(req, n); len(reasons) > 0 {
+		code := framework.Unschedulable
+		if exceedsAllocatable(req, n) {
+			code = framework.UnschedulableAndUnresolvable
+		}
+		return framework.NewStatus(code, reasons...)
 	}
 	return nil
+}
+
+// exceedsAllocatable: some request is larger than the node's allocatable
+// (upstream: InsufficientResource.Unresolvable).
+func exceedsAllocatable(req framework.Resource, n *framework.NodeInfo) bool {
+	if req.MilliCPU > n.Allocatable.MilliCPU || req.Memory > n.Allocatable.Memory ||
+		req.EphemeralStorage > n.Allocatable.EphemeralStorage {
+		return true
+	}
+	for name, q := range req.ScalarResources {
+		if q > n.Allocatable.ScalarResources[name] {
+			return true
+		}
+	}
+	return false
 }
 
 // InsufficientResources lists upstream's reasons, in its order: "Too many

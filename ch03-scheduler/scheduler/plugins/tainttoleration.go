@@ -2,7 +2,6 @@ package plugins
 
 import (
 	"context"
-	"fmt"
 
 	"kubik/ch01-apiserver/api/corev1"
 	"kubik/ch03-scheduler/scheduler/framework"
@@ -13,6 +12,9 @@ import (
 // untolerated PreferNoSchedule taints. Upstream: plugins/tainttoleration.
 type TaintToleration struct{}
 
+// ErrReasonNotMatch is upstream's Filter reason.
+const ErrReasonNotMatch = "node(s) had untolerated taint(s)"
+
 func (TaintToleration) Name() string { return "TaintToleration" }
 
 func (TaintToleration) Filter(_ context.Context, _ *framework.CycleState, pod *corev1.Pod, n *framework.NodeInfo) *framework.Status {
@@ -22,8 +24,10 @@ func (TaintToleration) Filter(_ context.Context, _ *framework.CycleState, pod *c
 			continue
 		}
 		if !tolerated(t, pod.Spec.Tolerations) {
-			return framework.NewStatus(framework.UnschedulableAndUnresolvable,
-				fmt.Sprintf("node(s) had untolerated taint {%s: %s}", t.Key, t.Value))
+			// Upstream no longer names the taint (older versions printed
+			// "{dedicated: gpu}"): a pod's events must not reveal the keys
+			// and values of nodes' taints.
+			return framework.NewStatus(framework.UnschedulableAndUnresolvable, ErrReasonNotMatch)
 		}
 	}
 	return nil

@@ -114,7 +114,7 @@ func run(path, kubectl, version, refKubeconfig, refBin, goldenDir string, record
 		return err
 	}
 	defer os.RemoveAll(dataDir)
-	cluster, err := testenv.Launch(bin, testenv.Options{DataDir: dataDir})
+	cluster, err := testenv.Launch(bin, testenv.Options{DataDir: dataDir, Args: s.Args})
 	if err != nil {
 		return err
 	}
