@@ -1,0 +1,156 @@
+package main_test
+
+// Leader election end to end, as in a real control plane: two kube-scheduler
+// processes (ch03-scheduler/cmd/kube-scheduler) against one apiserver (the
+// chapter 2 binary). One holds the Lease kube-system/kube-scheduler and
+// schedules; the other waits. The leader is killed with SIGKILL — it cannot
+// release the lease — and the standby takes over once the lease expires
+// (leaseDurationSeconds 15), then schedules the next pod.
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"kubik/ch01-apiserver/testenv"
+)
+
+func TestLeaderElectionFailover(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts an apiserver and two schedulers")
+	}
+	testenv.Kubectl(t, kubectlVersion)
+	apiserver := testenv.Build(t, "kubik/ch02-etcd-store")
+	schedBin := testenv.Build(t, "kubik/ch03-scheduler/cmd/kube-scheduler")
+	c := testenv.Start(t, apiserver, testenv.Options{})
+	k := func(args ...string) string {
+		t.Helper()
+		r := c.Kubectl(t, kubectlVersion, "", args...)
+		if r.ExitCode != 0 {
+			t.Fatalf("kubectl %s: exit %d\n%s", strings.Join(args, " "), r.ExitCode, r.Combined())
+		}
+		return strings.TrimSpace(r.Stdout)
+	}
+	eventually := func(what string, timeout time.Duration, f func() (string, bool)) {
+		t.Helper()
+		deadline := time.Now().Add(timeout)
+		for {
+			got, ok := f()
+			if ok {
+				return
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("%s: last seen:\n%s", what, got)
+			}
+			time.Sleep(300 * time.Millisecond)
+		}
+	}
+
+	// The scheduler's own identity, issued from the cluster CA.
+	kc := filepath.Join(t.TempDir(), "kube-scheduler.kubeconfig")
+	if out, err := exec.Command(apiserver, "kubeconfig", "--data-dir", c.DataDir, "--component", "kube-scheduler", "--out", kc).CombinedOutput(); err != nil {
+		t.Fatalf("kubeconfig: %v\n%s", err, out)
+	}
+
+	// Two Ready nodes for the pods, registered by hand (no kubelets: the
+	// pods stay Pending, but bound).
+	k("create", "serviceaccount", "default")
+	nodes := filepath.Join(t.TempDir(), "nodes.yaml")
+	if err := os.WriteFile(nodes, []byte("apiVersion: v1\nkind: Node\nmetadata:\n  name: node-1\n---\napiVersion: v1\nkind: Node\nmetadata:\n  name: node-2\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	k("create", "-f", nodes)
+	k("taint", "nodes", "--all", "node.kubernetes.io/not-ready:NoSchedule-")
+	for _, n := range []string{"node-1", "node-2"} {
+		k("patch", "node", n, "--subresource=status", "--type=merge", "-p",
+			`{"status":{"allocatable":{"cpu":"4","memory":"8Gi","pods":"110"},"conditions":[{"type":"Ready","status":"True","reason":"KubeletReady"}]}}`)
+	}
+
+	// Two candidates.
+	a, b := startScheduler(t, schedBin, kc), startScheduler(t, schedBin, kc)
+	holder := func() string {
+		return k("get", "lease", "kube-scheduler", "-n", "kube-system", "-o", "jsonpath={.spec.holderIdentity}")
+	}
+	var leader, standby *schedulerProc
+	eventually("one scheduler leads", 30*time.Second, func() (string, bool) {
+		h := holder()
+		for _, p := range []*schedulerProc{a, b} {
+			if id := p.acquired(); id != "" && id == h {
+				leader = p
+			}
+		}
+		return h + "\n--- a:\n" + a.logs.String() + "\n--- b:\n" + b.logs.String(), leader != nil
+	})
+	standby = a
+	if leader == a {
+		standby = b
+	}
+	if standby.acquired() != "" {
+		t.Fatalf("both schedulers acquired the lease:\n%s\n---\n%s", a.logs.String(), b.logs.String())
+	}
+	transitions := k("get", "lease", "kube-scheduler", "-n", "kube-system", "-o", "jsonpath={.spec.leaseTransitions}")
+
+	bound := func(pod string) {
+		t.Helper()
+		k("run", pod, "--image=nginx")
+		eventually(pod+" bound", 30*time.Second, func() (string, bool) {
+			out := k("get", "pod", pod, "-o", "jsonpath={.spec.nodeName}")
+			return out, out == "node-1" || out == "node-2"
+		})
+	}
+	bound("before")
+
+	// The leader dies without a word; the lease runs out; the standby leads.
+	syscall.Kill(-leader.cmd.Process.Pid, syscall.SIGKILL)
+	<-leader.done
+	eventually("the standby takes the lease", 60*time.Second, func() (string, bool) {
+		h := holder()
+		return h + "\n--- standby:\n" + standby.logs.String(), standby.acquired() != "" && h == standby.acquired()
+	})
+	if got := k("get", "lease", "kube-scheduler", "-n", "kube-system", "-o", "jsonpath={.spec.leaseTransitions}"); got <= transitions && len(got) <= len(transitions) {
+		t.Errorf("leaseTransitions %s after failover, was %s", got, transitions)
+	}
+	bound("after")
+}
+
+// schedulerProc is one kube-scheduler process of the test.
+type schedulerProc struct {
+	cmd  *exec.Cmd
+	logs *testenv.SyncBuffer
+	done chan struct{}
+}
+
+var acquiredRe = regexp.MustCompile(`msg="successfully acquired lease".* identity=(\S+)`)
+
+// acquired is the identity with which the process took the lease, or "".
+func (p *schedulerProc) acquired() string {
+	if m := acquiredRe.FindStringSubmatch(p.logs.String()); m != nil {
+		return m[1]
+	}
+	return ""
+}
+
+func startScheduler(t *testing.T, bin, kubeconfig string) *schedulerProc {
+	t.Helper()
+	p := &schedulerProc{logs: &testenv.SyncBuffer{}, done: make(chan struct{})}
+	p.cmd = exec.Command(bin, "--kubeconfig", kubeconfig, "--leader-elect=true")
+	p.cmd.Stdout, p.cmd.Stderr = p.logs, p.logs
+	p.cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	if err := p.cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	go func() { p.cmd.Wait(); close(p.done) }()
+	t.Cleanup(func() {
+		syscall.Kill(-p.cmd.Process.Pid, syscall.SIGKILL) // ours, by PID
+		<-p.done
+		if t.Failed() {
+			t.Logf("kube-scheduler %d:\n%s", p.cmd.Process.Pid, p.logs.String())
+		}
+	})
+	return p
+}
