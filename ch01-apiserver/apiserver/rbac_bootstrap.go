@@ -198,7 +198,29 @@ func BootstrapClusterRoles() []*rbacv1.ClusterRole {
 			rule(v("create"), g("authentication.k8s.io"), "tokenreviews"),
 			rule(v("create"), g("authorization.k8s.io"), "subjectaccessreviews"),
 			rule(v("list", "watch"), g("*"), "*"),
-			rule(v("create"), core, "serviceaccounts/token")),
+			rule(v("create"), core, "serviceaccounts/token"),
+			// The garbage collector and the namespace controller act on every
+			// resource and subresource (upstream's roles
+			// system:controller:generic-garbage-collector and
+			// system:controller:namespace-controller: namespaces/finalize,
+			// namespaces/status); this covers the persistentvolume-binder's
+			// updates of PVs, PVCs and their status too.
+			rule(v("get", "patch", "update", "delete", "deletecollection"), g("*"), "*"),
+			// Not in upstream's role: upstream runs each controller with its own
+			// service account (--use-service-account-credentials) and roles
+			// system:controller:job-controller, ...; Kubik's controllers share
+			// the manager's identity, so it holds their rights. Workload,
+			// endpoint and node controllers:
+			rule(v("get", "create", "update", "patch", "delete"), core, "pods", "endpoints", "nodes"),
+			rule(v("update", "patch"), core, "pods/status", "nodes/status"),
+			rule(v("get", "create", "update", "patch", "delete"), g("batch"), "jobs", "cronjobs"),
+			rule(v("update", "patch"), g("batch"), "jobs/status", "jobs/finalizers", "cronjobs/status", "cronjobs/finalizers"),
+			rule(v("get", "update", "patch"), g("apps"), "daemonsets"),
+			rule(v("create"), g("apps"), "replicasets"), // the deployment controller's new ReplicaSets
+			rule(v("update", "patch"), g("apps"), "daemonsets/status", "daemonsets/finalizers"),
+			rule(v("get", "create", "update", "patch", "delete"), g("discovery.k8s.io"), "endpointslices"),
+			rule(v("get"), core, "services"),
+			rule(v("get"), g("coordination.k8s.io"), "leases")),
 	}
 }
 

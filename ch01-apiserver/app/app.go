@@ -43,6 +43,13 @@ type Options struct {
 	ServiceAccountSigningKeyFile string
 	ServiceAccountIssuer         string
 	APIAudiences                 string
+	// EnableGarbageCollector: a garbage collector runs (chapter 4's
+	// controller manager), so DELETE with propagationPolicy Orphan or
+	// Foreground adds the orphan/foregroundDeletion finalizer for it to
+	// remove. Upstream's --enable-garbage-collector (default true there;
+	// off here until a chapter runs a collector, else such deletes would
+	// never finish).
+	EnableGarbageCollector bool
 }
 
 // AddFlags registers the flags on fs with their defaults.
@@ -135,6 +142,7 @@ func Start(ctx context.Context, o *Options, store storage.Interface, log *slog.L
 		ServingCert: cert, ClientCA: ca.CertPool(), ServiceClusterIPRange: cidr, NodePortMin: lo, NodePortMax: hi,
 		ReadyChecks: readyChecks, RequestTimeout: o.RequestTimeout,
 		MinRequestTimeout: time.Duration(o.MinRequestTimeout) * time.Second, Logger: log,
+		EnableGarbageCollection: o.EnableGarbageCollector,
 	}
 	if err := o.authConfig(&cfg); err != nil {
 		ln.Close()

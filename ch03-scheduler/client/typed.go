@@ -163,6 +163,18 @@ func List[T any, PT Object[T]](ctx context.Context, c *Client, namespace string,
 	if err != nil {
 		return nil, err
 	}
+	return listPath[T](ctx, c, p, opts)
+}
+
+// ListResource lists resource r into T, whatever r's own kind is: with T =
+// metav1.PartialObjectMetadata it reads only the metadata of any served
+// resource, as client-go's metadata client does (the garbage collector and
+// the namespace controller work on resources found by discovery).
+func ListResource[T any, PT Object[T]](ctx context.Context, c *Client, r *scheme.Resource, namespace string, opts ListOptions) (*ObjectList[T], error) {
+	return listPath[T](ctx, c, ResourcePath(r, namespace, "", ""), opts)
+}
+
+func listPath[T any](ctx context.Context, c *Client, p string, opts ListOptions) (*ObjectList[T], error) {
 	out := &ObjectList[T]{}
 	if err := c.Do(ctx, Request{Method: http.MethodGet, Path: p, Query: opts.query()}, out); err != nil {
 		return nil, err

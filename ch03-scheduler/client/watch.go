@@ -9,6 +9,7 @@ import (
 	"net/http"
 
 	"kubik/ch01-apiserver/api/metav1"
+	"kubik/ch01-apiserver/api/scheme"
 )
 
 // Event is one change a watch reports.
@@ -52,6 +53,16 @@ func Watch[T any, PT Object[T]](ctx context.Context, c *Client, namespace string
 	if err != nil {
 		return nil, err
 	}
+	return watchPath[T](ctx, c, p, opts)
+}
+
+// WatchResource watches resource r, decoding its objects into T (see
+// ListResource).
+func WatchResource[T any, PT Object[T]](ctx context.Context, c *Client, r *scheme.Resource, namespace string, opts ListOptions) (*Watcher[T], error) {
+	return watchPath[T](ctx, c, ResourcePath(r, namespace, "", ""), opts)
+}
+
+func watchPath[T any](ctx context.Context, c *Client, p string, opts ListOptions) (*Watcher[T], error) {
 	q := opts.query()
 	q.Set("watch", "true")
 	ctx, cancel := context.WithCancel(ctx)

@@ -19,6 +19,23 @@
 //   - the end of a graceful deletion: once a pod has a deletionTimestamp, it
 //     "stops the containers" (nothing to stop) and deletes it with grace 0.
 //
+// Two SIMULATION knobs stand in for what only real containers and real
+// failures would show (chapter 4's Job controller and node lifecycle
+// controller need both):
+//
+//   - a pod whose restartPolicy is Never or OnFailure and whose first
+//     container's command is ["true"] (or ["false"]) "exits" SimulatedRunTime
+//     after it was reported Running: phase Succeeded with exit code 0 (or
+//     Failed with exit code 1), as `sh -c true` would. Other pods run forever.
+//     (["false"] under OnFailure would restart in place on a real kubelet;
+//     here it keeps running.)
+//   - the annotation kubik.io/simulate-kubelet-stopped="true" on the Node
+//     (AnnotationSimulateStopped: kubectl annotate node hollow-node-2
+//     kubik.io/simulate-kubelet-stopped=true) makes the hollow kubelet fall
+//     silent, as if its machine lost power: no Lease renewals, no Node or
+//     pod status. Removing the annotation brings it back (it re-posts a Ready
+//     status). The annotation is read at each Lease renewal.
+//
 // Every hollow node carries the label kubik.io/hollow-node=true and an
 // annotation saying it is a simulation; its runtime is "hollow://".
 //
@@ -61,6 +78,12 @@ const (
 	// (nodeLeaseDurationSeconds 40, renewed every quarter of it).
 	LeaseDurationSeconds = 40
 	LeaseRenewInterval   = 10 * time.Second
+	// AnnotationSimulateStopped on a Node silences its hollow kubelet (see
+	// the package comment). SIMULATION only.
+	AnnotationSimulateStopped = "kubik.io/simulate-kubelet-stopped"
+	// SimulatedRunTime is how long a pod running ["true"] or ["false"] runs.
+	SimulatedRunTime = time.Second
+
 	// StatusReportInterval is how often the Node's status is written when
 	// nothing changed (the kubelet's nodeStatusReportFrequency); the Lease is
 	// the frequent heartbeat.
@@ -91,8 +114,15 @@ type node struct {
 	queue  *workqueue.RateLimitingQueue[string]
 	booted metav1.Time
 
-	mu  sync.Mutex
-	ips map[string]string // pod UID -> IP
+	mu      sync.Mutex
+	ips     map[string]string // pod UID -> IP
+	stopped bool              // AnnotationSimulateStopped is set: silent
+}
+
+func (n *node) isStopped() bool {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	return n.stopped
 }
 
 // Run registers the node and simulates its kubelet until ctx ends.
@@ -228,17 +258,49 @@ func (n *node) heartbeat(ctx context.Context) {
 	status := time.NewTicker(StatusReportInterval)
 	defer status.Stop()
 	for {
-		if err := n.renewLease(ctx); err != nil && ctx.Err() == nil {
+		n.checkSimulatedStop(ctx)
+		if n.isStopped() {
+			// SIMULATED power loss: nothing is written.
+		} else if err := n.renewLease(ctx); err != nil && ctx.Err() == nil {
 			n.log.Warn("cannot renew node lease", "err", err)
 		}
 		select {
 		case <-ctx.Done():
 			return
 		case <-status.C:
+			if n.isStopped() {
+				continue
+			}
 			if err := n.updateStatus(ctx); err != nil && ctx.Err() == nil {
 				n.log.Warn("cannot update node status", "err", err)
 			}
 		case <-lease.C:
+		}
+	}
+}
+
+// checkSimulatedStop reads the Node's AnnotationSimulateStopped. On
+// resuming, the node posts its status at once and looks at its pods again.
+func (n *node) checkSimulatedStop(ctx context.Context) {
+	obj, err := client.Get[corev1.Node](ctx, n.c, "", n.cfg.Name)
+	if err != nil {
+		return
+	}
+	stop := obj.Annotations[AnnotationSimulateStopped] == "true"
+	n.mu.Lock()
+	was := n.stopped
+	n.stopped = stop
+	n.mu.Unlock()
+	switch {
+	case stop && !was:
+		n.log.Warn("SIMULATED kubelet stop: no more lease renewals or status updates", "annotation", AnnotationSimulateStopped)
+	case !stop && was:
+		n.log.Info("SIMULATED kubelet resumed")
+		if err := n.updateStatus(ctx); err != nil {
+			n.log.Warn("cannot update node status", "err", err)
+		}
+		for _, p := range n.pods.GetStore().List() {
+			n.queue.Add(informer.MetaNamespaceKeyFunc(p))
 		}
 	}
 }
@@ -295,6 +357,9 @@ func (n *node) syncPod(ctx context.Context, key string) error {
 	if !ok {
 		return nil // gone; its IP is released by releaseIPs
 	}
+	if n.isStopped() {
+		return nil // SIMULATED power loss: the pods are left as they are
+	}
 	switch {
 	case pod.DeletionTimestamp != nil:
 		// "Kill the containers" (there are none), then remove the pod for
@@ -314,6 +379,9 @@ func (n *node) syncPod(ctx context.Context, key string) error {
 		return nil
 	case pod.Status.Phase == corev1.PodRunning && pod.Status.PodIP != "":
 		n.keepIP(string(pod.UID), pod.Status.PodIP) // after a restart: keep what was given out
+		if exitCode, ok := simulatedExit(pod); ok {
+			return n.finishPod(ctx, key, pod, exitCode)
+		}
 		return nil
 	}
 	p := *pod // the cache's object must not be modified
@@ -330,7 +398,85 @@ func (n *node) syncPod(ctx context.Context, key string) error {
 		return err
 	}
 	n.log.Info("SIMULATED pod running", "pod", key, "podIP", ip)
+	if _, ok := simulatedExit(&p); ok {
+		n.queue.AddAfter(key, SimulatedRunTime)
+	}
 	return nil
+}
+
+// simulatedExit: the pod's first container runs ["true"] or ["false"]
+// under restartPolicy Never (["true"] also under OnFailure); its exit code.
+func simulatedExit(p *corev1.Pod) (int32, bool) {
+	if len(p.Spec.Containers) == 0 || len(p.Spec.Containers[0].Command) != 1 {
+		return 0, false
+	}
+	never := p.Spec.RestartPolicy == corev1.RestartPolicyNever
+	onFailure := p.Spec.RestartPolicy == corev1.RestartPolicyOnFailure
+	switch cmd := p.Spec.Containers[0].Command[0]; {
+	case cmd == "true" && (never || onFailure):
+		return 0, true
+	case cmd == "false" && never:
+		return 1, true
+	}
+	return 0, false
+}
+
+// finishPod reports the pod's containers exited (SimulatedRunTime after
+// it started): Succeeded with exit code 0, Failed otherwise, as the
+// kubelet's status for a finished pod reads.
+func (n *node) finishPod(ctx context.Context, key string, pod *corev1.Pod, exitCode int32) error {
+	if pod.Status.StartTime != nil {
+		if left := time.Until(pod.Status.StartTime.Add(SimulatedRunTime)); left > 0 {
+			n.queue.AddAfter(key, left)
+			return nil
+		}
+	}
+	p := *pod
+	p.Status = finishedStatus(pod, exitCode, metav1.Now())
+	if _, err := client.UpdateStatus(ctx, n.c, &p); err != nil {
+		if client.IsNotFound(err) {
+			return nil
+		}
+		return err
+	}
+	n.releaseIP(string(p.UID))
+	n.log.Info("SIMULATED pod finished", "pod", key, "phase", p.Status.Phase, "exitCode", exitCode)
+	return nil
+}
+
+// finishedStatus is a terminated pod's status: every container terminated
+// (reason Completed or Error), Ready and ContainersReady False with reason
+// PodCompleted (or PodFailed).
+func finishedStatus(p *corev1.Pod, exitCode int32, now metav1.Time) corev1.PodStatus {
+	st := p.Status
+	phase, reason, condReason := corev1.PodSucceeded, "Completed", "PodCompleted"
+	if exitCode != 0 {
+		phase, reason, condReason = corev1.PodFailed, "Error", "PodFailed"
+	}
+	st.Phase = phase
+	st.Conditions = nil
+	for _, c := range p.Status.Conditions {
+		if c.Type == corev1.PodReady || c.Type == corev1.ContainersReady || c.Type == corev1.PodReadyToStartContainers {
+			c.Status, c.Reason, c.LastTransitionTime = corev1.ConditionFalse, condReason, now
+			if c.Type == corev1.PodReadyToStartContainers {
+				c.Reason = ""
+			}
+		}
+		st.Conditions = append(st.Conditions, c)
+	}
+	st.ContainerStatuses = nil
+	for _, cs := range p.Status.ContainerStatuses {
+		started := false
+		var startedAt metav1.Time
+		if cs.State.Running != nil {
+			startedAt = cs.State.Running.StartedAt
+		}
+		cs.State = corev1.ContainerState{Terminated: &corev1.ContainerStateTerminated{ExitCode: exitCode, Reason: reason,
+			StartedAt: startedAt, FinishedAt: now, ContainerID: cs.ContainerID}}
+		cs.Ready, cs.Started = false, &started
+		st.ContainerStatuses = append(st.ContainerStatuses, cs)
+	}
+	return st
 }
 
 // podIP gives the pod an address of the node's podCIDR (.2 onwards; .1 is

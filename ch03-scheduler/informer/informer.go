@@ -22,6 +22,7 @@ import (
 	"time"
 
 	"kubik/ch01-apiserver/api/metav1"
+	"kubik/ch01-apiserver/api/scheme"
 	"kubik/ch03-scheduler/client"
 )
 
@@ -34,6 +35,10 @@ type Options struct {
 	// PageSize is the limit of each list request (default 500, as upstream's pager).
 	PageSize int64
 	Logger   *slog.Logger
+	// Resource, when set, is listed and watched instead of T's own resource:
+	// with T = metav1.PartialObjectMetadata, a metadata-only informer of any
+	// resource found by discovery (upstream: metadatainformer).
+	Resource *scheme.Resource
 }
 
 // Informer is a list+watch of objects of type T (corev1.Pod, ...).
@@ -63,6 +68,9 @@ func New[T any, PT client.Object[T]](c *client.Client, opts Options) *Informer[T
 	kind := "objects"
 	if r, err := client.ResourceFor[T](); err == nil {
 		kind = r.GroupResource()
+	}
+	if opts.Resource != nil {
+		kind = opts.Resource.GroupResource()
 	}
 	log := opts.Logger
 	if log == nil {
@@ -197,7 +205,13 @@ func (i *Informer[T, PT]) list(ctx context.Context) error {
 	var items []T
 	var rv string
 	for {
-		page, err := client.List[T, PT](ctx, i.client, i.opts.Namespace, opts)
+		var page *client.ObjectList[T]
+		var err error
+		if i.opts.Resource != nil {
+			page, err = client.ListResource[T, PT](ctx, i.client, i.opts.Resource, i.opts.Namespace, opts)
+		} else {
+			page, err = client.List[T, PT](ctx, i.client, i.opts.Namespace, opts)
+		}
 		if err != nil {
 			return err
 		}
@@ -259,10 +273,17 @@ func (i *Informer[T, PT]) watch(ctx context.Context) error {
 	// Upstream picks a random timeout in [5m, 10m) so that watches of many
 	// clients do not all end and restart at once.
 	timeout := int64(300 + rand.IntN(300))
-	w, err := client.Watch[T, PT](ctx, i.client, i.opts.Namespace, client.ListOptions{
+	opts := client.ListOptions{
 		LabelSelector: i.opts.LabelSelector, FieldSelector: i.opts.FieldSelector,
 		ResourceVersion: i.LastSyncResourceVersion(), AllowWatchBookmarks: true, TimeoutSeconds: timeout,
-	})
+	}
+	var w *client.Watcher[T]
+	var err error
+	if i.opts.Resource != nil {
+		w, err = client.WatchResource[T, PT](ctx, i.client, i.opts.Resource, i.opts.Namespace, opts)
+	} else {
+		w, err = client.Watch[T, PT](ctx, i.client, i.opts.Namespace, opts)
+	}
 	if err != nil {
 		return err
 	}

@@ -29,6 +29,13 @@ type Env struct {
 // --data-dir in a temporary directory; it stops when the test ends.
 func Start(t testing.TB, store storage.Interface) *Env {
 	t.Helper()
+	return StartWithOptions(t, store, nil)
+}
+
+// StartWithOptions is Start with the apiserver's options changed by modify
+// first (chapter 4's garbage collector tests set EnableGarbageCollector).
+func StartWithOptions(t testing.TB, store storage.Interface, modify func(*app.Options)) *Env {
+	t.Helper()
 	if store == nil {
 		store = storage.NewMemory(0)
 	}
@@ -36,6 +43,9 @@ func Start(t testing.TB, store storage.Interface) *Env {
 	opts := &app.Options{DataDir: dir, SecurePort: 0, BindAddress: "127.0.0.1",
 		ServiceClusterIPRange: "10.96.0.0/12", ServiceNodePortRange: "30000-32767",
 		MinRequestTimeout: 1800, RequestTimeout: time.Minute, LogLevel: "error"}
+	if modify != nil {
+		modify(opts)
+	}
 	ctx, cancel := context.WithCancel(context.Background())
 	c, _, err := app.Start(ctx, opts, store, slog.New(slog.DiscardHandler), nil)
 	if err != nil {

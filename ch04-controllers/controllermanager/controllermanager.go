@@ -1,0 +1,231 @@
+// Package controllermanager is kube-controller-manager: one process running
+// many controllers, each a loop that watches some objects and acts so their
+// status approaches their spec. They share one client (identity
+// system:kube-controller-manager) and one informer per resource
+// (controller.SharedInformers), and only the leader of the Lease
+// kube-system/kube-controller-manager runs them:
+//
+//	kubectl -n kube-system get lease kube-controller-manager
+//
+// Which controllers run is --controllers, as upstream: "*" all enabled by
+// default, "name" one more, "-name" one less ("*,-job").
+//
+// Upstream: cmd/kube-controller-manager/app (controllermanager.go).
+package controllermanager
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"log/slog"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"kubik/ch01-apiserver/pki"
+	"kubik/ch03-scheduler/client"
+	"kubik/ch03-scheduler/leaderelection"
+	"kubik/ch04-controllers/controller"
+)
+
+// Version is reported in the User-Agent.
+const Version = "v1.35.4-kubik"
+
+// Config is kube-controller-manager's configuration, with upstream's flag
+// names (AddFlags).
+type Config struct {
+	Kubeconfig  string // identity system:kube-controller-manager
+	Controllers []string
+	LeaderElect bool
+	// Node lifecycle: how often nodes are checked, and how long a node may
+	// go without a heartbeat before it is marked NotReady/Unknown.
+	NodeMonitorPeriod      time.Duration
+	NodeMonitorGracePeriod time.Duration
+	// Concurrency is the workers of each controller, by its
+	// --concurrent-*-syncs flag name.
+	Concurrency map[string]int
+	// KubeAPIQPS and KubeAPIBurst limit the shared client.
+	KubeAPIQPS   float64
+	KubeAPIBurst int
+	Logger       *slog.Logger
+}
+
+// AddFlags registers the flags on fs with upstream's names and defaults.
+func (c *Config) AddFlags(fs *flag.FlagSet) {
+	fs.Func("controllers", `A list of controllers to enable. '*' enables all on-by-default controllers, 'foo' enables the controller named 'foo', '-foo' disables the controller named 'foo'. (default "*")`,
+		func(s string) error {
+			c.Controllers = strings.Split(s, ",")
+			return nil
+		})
+	fs.DurationVar(&c.NodeMonitorPeriod, "node-monitor-period", 5*time.Second, "The period for syncing NodeStatus in cloud-node-lifecycle-controller.")
+	fs.DurationVar(&c.NodeMonitorGracePeriod, "node-monitor-grace-period", 50*time.Second, "Amount of time which we allow running Node to be unresponsive before marking it unhealthy.")
+	fs.Float64Var(&c.KubeAPIQPS, "kube-api-qps", 20, "QPS to use while talking with kubernetes apiserver.")
+	fs.IntVar(&c.KubeAPIBurst, "kube-api-burst", 30, "Burst to use while talking with kubernetes apiserver.")
+	if c.Concurrency == nil {
+		c.Concurrency = map[string]int{}
+	}
+	for _, d := range Descriptors() {
+		if d.ConcurrencyFlag == "" {
+			continue
+		}
+		name := d.ConcurrencyFlag
+		c.Concurrency[name] = d.DefaultConcurrency
+		usage := fmt.Sprintf("The number of %s objects that are allowed to sync concurrently. (default %d)", d.Name, d.DefaultConcurrency)
+		fs.Func(name, usage, func(s string) error {
+			n, err := strconv.Atoi(s)
+			if err != nil || n < 1 {
+				return fmt.Errorf("must be a positive integer")
+			}
+			c.Concurrency[name] = n
+			return nil
+		})
+	}
+}
+
+// IsControllerEnabled applies --controllers to name, as upstream: an
+// explicit "name" or "-name" decides; otherwise "*" enables what is enabled
+// by default; without "*" nothing else runs.
+func IsControllerEnabled(name string, disabledByDefault bool, controllers []string) bool {
+	hasStar := false
+	for _, c := range controllers {
+		switch c {
+		case name:
+			return true
+		case "-" + name:
+			return false
+		case "*":
+			hasStar = true
+		}
+	}
+	return hasStar && !disabledByDefault
+}
+
+// Validate checks --controllers against the known names.
+func (c *Config) Validate() error {
+	for _, name := range c.Controllers {
+		n := strings.TrimPrefix(name, "-")
+		if n == "*" {
+			continue
+		}
+		if !slices.Contains(KnownControllers, n) && !Has(n) {
+			return fmt.Errorf("%q is not in the list of known controllers", n)
+		}
+	}
+	return nil
+}
+
+// Enabled returns the descriptors --controllers turns on.
+func (c *Config) Enabled() []Descriptor {
+	controllers := c.Controllers
+	if len(controllers) == 0 {
+		controllers = []string{"*"}
+	}
+	var out []Descriptor
+	for _, d := range Descriptors() {
+		if IsControllerEnabled(d.Name, d.DisabledByDefault, controllers) {
+			out = append(out, d)
+		}
+	}
+	return out
+}
+
+// Run runs the controller manager until ctx ends (nil) or, with leader
+// election, until leadership is lost (an error: upstream exits then).
+func Run(ctx context.Context, cfg Config) error {
+	if err := cfg.Validate(); err != nil {
+		return err
+	}
+	log := cfg.Logger
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	log = log.With("component", "kube-controller-manager")
+	k, err := pki.LoadKubeconfig(cfg.Kubeconfig)
+	if err != nil {
+		return err
+	}
+	c, err := client.NewForConfig(client.Config{Kubeconfig: k, UserAgent: "kube-controller-manager/" + Version,
+		QPS: cfg.KubeAPIQPS, Burst: cfg.KubeAPIBurst})
+	if err != nil {
+		return err
+	}
+	if !cfg.LeaderElect {
+		return StartControllers(ctx, c, &cfg, log)
+	}
+	// A controller that cannot be built stops the manager (upstream exits).
+	runCtx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	failed := make(chan error, 1)
+	lost := make(chan struct{})
+	leaderelection.RunOrDie(runCtx, leaderelection.LeaderElectionConfig{
+		Lock: &leaderelection.LeaseLock{Namespace: "kube-system", Name: "kube-controller-manager", Client: c,
+			Identity: leaderelection.NewIdentity()},
+		LeaseDuration: leaderelection.DefaultLeaseDuration,
+		RenewDeadline: leaderelection.DefaultRenewDeadline,
+		RetryPeriod:   leaderelection.DefaultRetryPeriod,
+		Callbacks: leaderelection.LeaderCallbacks{
+			OnStartedLeading: func(ctx context.Context) {
+				if err := StartControllers(ctx, c, &cfg, log); err != nil {
+					failed <- err
+					cancel()
+				}
+			},
+			OnStoppedLeading: func() { close(lost) },
+		},
+		ReleaseOnCancel: true,
+		Name:            "kube-controller-manager",
+		Logger:          log,
+	})
+	<-lost
+	select {
+	case err := <-failed:
+		return err
+	default:
+	}
+	if ctx.Err() != nil {
+		return nil
+	}
+	return errors.New("leaderelection lost")
+}
+
+// StartControllers constructs the enabled controllers, starts the shared
+// informers they asked for, and runs them until ctx ends.
+func StartControllers(ctx context.Context, c *client.Client, cfg *Config, log *slog.Logger) error {
+	cc := &controller.ControllerContext{Client: c, Informers: controller.NewSharedInformers(c, log), Log: log}
+	type started struct {
+		name    string
+		c       Controller
+		workers int
+	}
+	var run []started
+	for _, d := range cfg.Enabled() {
+		ctrl, err := d.New(cc, cfg)
+		if err != nil {
+			return fmt.Errorf("error starting controller %q: %w", d.Name, err)
+		}
+		workers := 1
+		if d.ConcurrencyFlag != "" {
+			workers = d.DefaultConcurrency
+			if n := cfg.Concurrency[d.ConcurrencyFlag]; n > 0 {
+				workers = n
+			}
+		}
+		run = append(run, started{d.Name, ctrl, workers})
+	}
+	cc.Informers.Start(ctx)
+	done := make(chan struct{}, len(run))
+	for _, s := range run {
+		log.Info("Started controller", "controller", s.name, "workers", s.workers)
+		go func() {
+			s.c.Run(ctx, s.workers)
+			done <- struct{}{}
+		}()
+	}
+	for range run {
+		<-done
+	}
+	<-ctx.Done()
+	return nil
+}

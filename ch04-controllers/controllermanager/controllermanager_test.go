@@ -1,0 +1,64 @@
+package controllermanager
+
+import (
+	"flag"
+	"testing"
+	"time"
+)
+
+// TestIsControllerEnabled: upstream's --controllers semantics.
+func TestIsControllerEnabled(t *testing.T) {
+	tests := []struct {
+		name              string
+		disabledByDefault bool
+		controllers       []string
+		want              bool
+	}{
+		{"deployment", false, []string{"*"}, true},
+		{"deployment", false, []string{"*", "-deployment"}, false},
+		{"deployment", false, []string{"-deployment", "*"}, false},
+		{"deployment", false, []string{"replicaset"}, false}, // no star: only what is named
+		{"deployment", false, []string{"deployment"}, true},
+		{"bootstrap-signer-controller", true, []string{"*"}, false},
+		{"bootstrap-signer-controller", true, []string{"*", "bootstrap-signer-controller"}, true},
+	}
+	for _, tc := range tests {
+		if got := IsControllerEnabled(tc.name, tc.disabledByDefault, tc.controllers); got != tc.want {
+			t.Errorf("IsControllerEnabled(%s, %v, %v) = %v", tc.name, tc.disabledByDefault, tc.controllers, got)
+		}
+	}
+}
+
+func TestFlags(t *testing.T) {
+	var c Config
+	fs := flag.NewFlagSet("kcm", flag.ContinueOnError)
+	c.AddFlags(fs)
+	if err := fs.Parse([]string{"--controllers=*,-replicaset", "--concurrent-deployment-syncs=7"}); err != nil {
+		t.Fatal(err)
+	}
+	if c.NodeMonitorGracePeriod != 50*time.Second || c.NodeMonitorPeriod != 5*time.Second {
+		t.Errorf("node monitor defaults: %v %v", c.NodeMonitorGracePeriod, c.NodeMonitorPeriod)
+	}
+	if c.Concurrency["concurrent-deployment-syncs"] != 7 || c.Concurrency["concurrent-replicaset-syncs"] != 5 {
+		t.Errorf("concurrency: %v", c.Concurrency)
+	}
+	var names []string
+	for _, d := range c.Enabled() {
+		names = append(names, d.Name)
+	}
+	if len(names) != len(Descriptors())-1 {
+		t.Errorf("enabled with *,-replicaset: %v", names)
+	}
+	for _, n := range names {
+		if n == "replicaset" {
+			t.Error("replicaset enabled despite -replicaset")
+		}
+	}
+	if err := c.Validate(); err != nil {
+		t.Error(err)
+	}
+	c.Controllers = []string{"*", "-frobnicator"}
+	if err := c.Validate(); err == nil || err.Error() != `"frobnicator" is not in the list of known controllers` {
+		t.Errorf("unknown controller: %v", err)
+	}
+}

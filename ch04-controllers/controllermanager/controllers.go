@@ -1,0 +1,134 @@
+package controllermanager
+
+import (
+	"context"
+
+	"kubik/ch04-controllers/controller"
+	"kubik/ch04-controllers/cronjob"
+	"kubik/ch04-controllers/daemonset"
+	"kubik/ch04-controllers/deployment"
+	"kubik/ch04-controllers/endpoint"
+	"kubik/ch04-controllers/endpointslice"
+	"kubik/ch04-controllers/garbagecollector"
+	"kubik/ch04-controllers/job"
+	"kubik/ch04-controllers/namespace"
+	"kubik/ch04-controllers/nodelifecycle"
+	"kubik/ch04-controllers/replicaset"
+	"kubik/ch04-controllers/serviceaccount"
+	"kubik/ch04-controllers/tainteviction"
+	"kubik/ch04-controllers/ttlafterfinished"
+	"kubik/ch04-controllers/volume/persistentvolume"
+)
+
+// Controller is a constructed controller, ready to run.
+type Controller interface {
+	Run(ctx context.Context, workers int)
+}
+
+// Descriptor describes one controller of the manager. Upstream:
+// cmd/kube-controller-manager/app's ControllerDescriptor.
+type Descriptor struct {
+	// Name is upstream's controller name, as --controllers spells it.
+	Name string
+	// New builds the controller: it asks cc.Informers for its informers and
+	// registers its handlers (the manager starts the informers afterwards).
+	New func(cc *controller.ControllerContext, cfg *Config) (Controller, error)
+	// ConcurrencyFlag is the --concurrent-*-syncs flag setting Run's
+	// workers ("" for a controller with a fixed number: 1).
+	ConcurrencyFlag    string
+	DefaultConcurrency int
+	// DisabledByDefault: only --controllers=name (not "*") runs it.
+	DisabledByDefault bool
+}
+
+// Descriptors are the controllers this manager knows, in start order. A
+// controller of a later chapter section is one more entry here.
+func Descriptors() []Descriptor {
+	return []Descriptor{
+		{Name: "deployment", ConcurrencyFlag: "concurrent-deployment-syncs", DefaultConcurrency: 5,
+			New: func(cc *controller.ControllerContext, _ *Config) (Controller, error) {
+				return deployment.NewDeploymentController(cc)
+			}},
+		{Name: "replicaset", ConcurrencyFlag: "concurrent-replicaset-syncs", DefaultConcurrency: 5,
+			New: func(cc *controller.ControllerContext, _ *Config) (Controller, error) {
+				return replicaset.NewReplicaSetController(cc)
+			}},
+		// Batch, DaemonSet, endpoints and node controllers.
+		{Name: "job", ConcurrencyFlag: "concurrent-job-syncs", DefaultConcurrency: 5,
+			New: func(cc *controller.ControllerContext, _ *Config) (Controller, error) { return job.NewJobController(cc) }},
+		{Name: "cronjob", ConcurrencyFlag: "concurrent-cron-job-syncs", DefaultConcurrency: 5,
+			New: func(cc *controller.ControllerContext, _ *Config) (Controller, error) {
+				return cronjob.NewCronJobController(cc)
+			}},
+		{Name: "ttl-after-finished", ConcurrencyFlag: "concurrent-ttl-after-finished-syncs", DefaultConcurrency: 5,
+			New: func(cc *controller.ControllerContext, _ *Config) (Controller, error) {
+				return ttlafterfinished.NewTTLAfterFinishedController(cc)
+			}},
+		{Name: "daemonset", ConcurrencyFlag: "concurrent-daemonset-syncs", DefaultConcurrency: 2,
+			New: func(cc *controller.ControllerContext, _ *Config) (Controller, error) {
+				return daemonset.NewDaemonSetsController(cc)
+			}},
+		{Name: "endpoints", ConcurrencyFlag: "concurrent-endpoint-syncs", DefaultConcurrency: 5,
+			New: func(cc *controller.ControllerContext, _ *Config) (Controller, error) {
+				return endpoint.NewEndpointController(cc)
+			}},
+		{Name: "endpointslice", ConcurrencyFlag: "concurrent-service-endpoint-syncs", DefaultConcurrency: 5,
+			New: func(cc *controller.ControllerContext, _ *Config) (Controller, error) {
+				return endpointslice.NewEndpointSliceController(cc)
+			}},
+		{Name: "nodelifecycle",
+			New: func(cc *controller.ControllerContext, cfg *Config) (Controller, error) {
+				return nodelifecycle.NewNodeLifecycleController(cc, nodelifecycle.Options{
+					NodeMonitorPeriod: cfg.NodeMonitorPeriod, NodeMonitorGracePeriod: cfg.NodeMonitorGracePeriod})
+			}},
+		{Name: "taint-eviction-controller",
+			New: func(cc *controller.ControllerContext, _ *Config) (Controller, error) {
+				return tainteviction.NewTaintEvictionController(cc)
+			}},
+		// Garbage collector, namespace, serviceaccount and
+		// persistentvolume-binder controllers (upstream's workers: 20 GC
+		// workers, 10 namespace workers, 1 for the other two).
+		{Name: "garbagecollector", ConcurrencyFlag: "concurrent-gc-syncs", DefaultConcurrency: 20,
+			New: func(cc *controller.ControllerContext, _ *Config) (Controller, error) {
+				return garbagecollector.NewGarbageCollector(cc)
+			}},
+		{Name: "namespace", ConcurrencyFlag: "concurrent-namespace-syncs", DefaultConcurrency: 10,
+			New: func(cc *controller.ControllerContext, _ *Config) (Controller, error) {
+				return namespace.NewNamespaceController(cc)
+			}},
+		{Name: "serviceaccount",
+			New: func(cc *controller.ControllerContext, _ *Config) (Controller, error) {
+				return serviceaccount.NewServiceAccountsController(cc)
+			}},
+		{Name: "persistentvolume-binder",
+			New: func(cc *controller.ControllerContext, _ *Config) (Controller, error) {
+				return persistentvolume.NewController(cc)
+			}},
+	}
+}
+
+// KnownControllers are upstream's controller names (kube-controller-manager
+// --help): --controllers accepts them even where Kubik has no
+// implementation yet (they then do nothing).
+var KnownControllers = []string{
+	"bootstrap-signer-controller", "certificatesigningrequest-approving-controller",
+	"certificatesigningrequest-cleaner-controller", "certificatesigningrequest-signing-controller",
+	"clusterrole-aggregation-controller", "cronjob", "daemonset", "deployment", "disruption",
+	"endpoints", "endpointslice", "endpointslice-mirroring", "ephemeral-volume", "garbagecollector",
+	"horizontalpodautoscaling", "job", "legacy-serviceaccount-token-cleaner", "namespace",
+	"nodeipam", "nodelifecycle", "persistentvolume-attach-detach", "persistentvolume-binder",
+	"persistentvolume-expander", "persistentvolume-protection", "persistentvolumeclaim-protection",
+	"pod-garbage-collector", "replicaset", "replicationcontroller", "resourcequota",
+	"root-ca-certificate-publisher", "service-lb", "serviceaccount", "serviceaccount-token",
+	"statefulset", "taint-eviction-controller", "token-cleaner", "ttl", "ttl-after-finished",
+}
+
+// Has says whether this manager implements the controller name.
+func Has(name string) bool {
+	for _, d := range Descriptors() {
+		if d.Name == name {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,287 @@
+package deployment
+
+// Fixtures in, API actions out: a Deployment and its ReplicaSets are
+// written to a real in-process apiserver (clienttest), syncDeployment is
+// called, and the ReplicaSets, annotations, conditions and events it wrote
+// are read back. No ReplicaSet controller runs: the tests set the
+// ReplicaSets' status themselves, as if it did.
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"sort"
+	"strings"
+	"testing"
+	"time"
+
+	"kubik/ch01-apiserver/api/appsv1"
+	"kubik/ch01-apiserver/api/corev1"
+	"kubik/ch01-apiserver/api/metav1"
+	"kubik/ch01-apiserver/pki"
+	"kubik/ch03-scheduler/client"
+	"kubik/ch03-scheduler/client/clienttest"
+	"kubik/ch04-controllers/controller"
+)
+
+type fixture struct {
+	t     *testing.T
+	ctx   context.Context
+	admin *client.Client
+	dc    *DeploymentController
+}
+
+func newFixture(t *testing.T) *fixture {
+	env := clienttest.Start(t, nil)
+	ctx, cancel := context.WithCancel(context.Background())
+	t.Cleanup(cancel)
+	kcm := env.Client(t, pki.ControllerManager)
+	log := slog.New(slog.DiscardHandler)
+	cc := &controller.ControllerContext{Client: kcm, Informers: controller.NewSharedInformers(kcm, log), Log: log}
+	dc, err := NewDeploymentController(cc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cc.Informers.Start(ctx)
+	go dc.recorder.Run(ctx)
+	if !cc.Informers.WaitForCacheSync(ctx) {
+		t.Fatal("caches not synced")
+	}
+	return &fixture{t: t, ctx: ctx, admin: env.Client(t, pki.Admin), dc: dc}
+}
+
+func (f *fixture) eventually(what string, cond func() (string, bool)) {
+	f.t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		got, ok := cond()
+		if ok {
+			return
+		}
+		if time.Now().After(deadline) {
+			f.t.Fatalf("%s; last seen: %s", what, got)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// synced waits until the informers hold the apiserver's current
+// Deployment and ReplicaSets, then syncs.
+func (f *fixture) sync() {
+	f.t.Helper()
+	d, err := client.Get[appsv1.Deployment](f.ctx, f.admin, "default", "web")
+	if err != nil {
+		f.t.Fatal(err)
+	}
+	rss := f.replicaSets()
+	f.eventually("informers caught up", func() (string, bool) {
+		cd, ok := f.dc.dInformer.GetStore().Get("default", "web")
+		if !ok || cd.ResourceVersion != d.ResourceVersion {
+			return "deployment", false
+		}
+		cached := f.dc.rsInformer.GetStore().ByIndex(controller.NamespaceIndex, "default")
+		if len(cached) != len(rss) {
+			return "replicasets", false
+		}
+		for _, rs := range rss {
+			c, ok := f.dc.rsInformer.GetStore().Get("default", rs.Name)
+			if !ok || c.ResourceVersion != rs.ResourceVersion {
+				return "replicaset " + rs.Name, false
+			}
+		}
+		return "", true
+	})
+	if err := f.dc.syncDeployment(f.ctx, "default/web"); err != nil {
+		f.t.Fatalf("syncDeployment: %v", err)
+	}
+}
+
+func (f *fixture) replicaSets() []appsv1.ReplicaSet {
+	l, err := client.List[appsv1.ReplicaSet](f.ctx, f.admin, "default", client.ListOptions{})
+	if err != nil {
+		f.t.Fatal(err)
+	}
+	return l.Items
+}
+
+// sizes renders the ReplicaSets as "rev<revision>=<replicas>", by revision.
+func (f *fixture) sizes() string {
+	rss := f.replicaSets()
+	sort.Slice(rss, func(i, j int) bool {
+		return rss[i].Annotations[appsv1.RevisionAnnotation] < rss[j].Annotations[appsv1.RevisionAnnotation]
+	})
+	var out []string
+	for _, rs := range rss {
+		out = append(out, fmt.Sprintf("rev%s=%d", rs.Annotations[appsv1.RevisionAnnotation], *rs.Spec.Replicas))
+	}
+	return strings.Join(out, " ")
+}
+
+// markAvailable plays the ReplicaSet controller: every ReplicaSet's pods
+// exist and are available.
+func (f *fixture) markAvailable() {
+	for _, rs := range f.replicaSets() {
+		n := *rs.Spec.Replicas
+		rs.Status = appsv1.ReplicaSetStatus{Replicas: n, FullyLabeledReplicas: n, ReadyReplicas: n, AvailableReplicas: n,
+			ObservedGeneration: rs.Generation}
+		if _, err := client.UpdateStatus(f.ctx, f.admin, &rs); err != nil {
+			f.t.Fatal(err)
+		}
+	}
+}
+
+func (f *fixture) deployment() *appsv1.Deployment {
+	d, err := client.Get[appsv1.Deployment](f.ctx, f.admin, "default", "web")
+	if err != nil {
+		f.t.Fatal(err)
+	}
+	return d
+}
+
+func condition(d *appsv1.Deployment, t appsv1.DeploymentConditionType) string {
+	c := GetDeploymentCondition(d.Status, t)
+	if c == nil {
+		return "<none>"
+	}
+	return fmt.Sprintf("%s %s %s", c.Status, c.Reason, c.Message)
+}
+
+// TestRollout: create → first ReplicaSet at full size; change the image →
+// a second ReplicaSet one surge pod at a time, the old one scaled down as
+// pods become available; annotations, conditions and events as upstream.
+func TestRollout(t *testing.T) {
+	f := newFixture(t)
+	replicas := int32(3)
+	d := &appsv1.Deployment{ObjectMeta: metav1.ObjectMeta{Name: "web", Namespace: "default"},
+		Spec: appsv1.DeploymentSpec{Replicas: &replicas,
+			Selector: &metav1.LabelSelector{MatchLabels: map[string]string{"app": "web"}},
+			Template: corev1.PodTemplateSpec{ObjectMeta: metav1.ObjectMeta{Labels: map[string]string{"app": "web"}},
+				Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "nginx", Image: "nginx"}}}}}}
+	if _, err := client.Create(f.ctx, f.admin, d); err != nil {
+		t.Fatal(err)
+	}
+	f.sync()
+	rss := f.replicaSets()
+	if len(rss) != 1 {
+		t.Fatalf("%d ReplicaSets, want 1", len(rss))
+	}
+	first := rss[0]
+	hash := first.Labels[appsv1.DefaultDeploymentUniqueLabelKey]
+	if first.Name != "web-"+hash || hash != controller.ComputeHash(&f.deployment().Spec.Template, nil) ||
+		first.Spec.Selector.MatchLabels[appsv1.DefaultDeploymentUniqueLabelKey] != hash ||
+		first.Spec.Template.Labels[appsv1.DefaultDeploymentUniqueLabelKey] != hash {
+		t.Errorf("first ReplicaSet %s: labels %v, selector %v", first.Name, first.Labels, first.Spec.Selector.MatchLabels)
+	}
+	if *first.Spec.Replicas != 3 || first.Annotations[appsv1.RevisionAnnotation] != "1" ||
+		first.Annotations[appsv1.DesiredReplicasAnnotation] != "3" || first.Annotations[appsv1.MaxReplicasAnnotation] != "4" {
+		t.Errorf("first ReplicaSet: replicas %d, annotations %v", *first.Spec.Replicas, first.Annotations)
+	}
+	if ref := controller.GetControllerOf(&first.ObjectMeta); ref == nil || ref.Kind != "Deployment" || ref.Name != "web" {
+		t.Errorf("first ReplicaSet's ownerReferences: %+v", first.OwnerReferences)
+	}
+	got := f.deployment()
+	if got.Annotations[appsv1.RevisionAnnotation] != "1" {
+		t.Errorf("deployment annotations %v", got.Annotations)
+	}
+	if c := condition(got, appsv1.DeploymentProgressing); c != fmt.Sprintf(`True NewReplicaSetCreated Created new replica set "%s"`, first.Name) {
+		t.Errorf("Progressing: %s", c)
+	}
+
+	// The pods come up: Available, then Progressing NewReplicaSetAvailable.
+	f.markAvailable()
+	f.sync()
+	got = f.deployment()
+	if c := condition(got, appsv1.DeploymentAvailable); c != "True MinimumReplicasAvailable Deployment has minimum availability." {
+		t.Errorf("Available: %s", c)
+	}
+	if c := condition(got, appsv1.DeploymentProgressing); c != fmt.Sprintf(`True NewReplicaSetAvailable ReplicaSet "%s" has successfully progressed.`, first.Name) {
+		t.Errorf("Progressing: %s", c)
+	}
+	if s := got.Status; s.ObservedGeneration != got.Generation || s.Replicas != 3 || s.UpdatedReplicas != 3 || s.AvailableReplicas != 3 {
+		t.Errorf("status %+v", s)
+	}
+
+	// New image: 25%/25% of 3 is a surge of 1 and none unavailable.
+	got.Spec.Template.Spec.Containers[0].Image = "nginx:1.27"
+	if _, err := client.Update(f.ctx, f.admin, got); err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"rev1=3 rev2=1", "rev1=2 rev2=1", "rev1=2 rev2=2", "rev1=1 rev2=2", "rev1=1 rev2=3", "rev1=0 rev2=3"}
+	var seen []string
+	for range want {
+		f.sync()
+		seen = append(seen, f.sizes())
+		f.markAvailable()
+	}
+	if strings.Join(seen, " | ") != strings.Join(want, " | ") {
+		t.Errorf("rollout steps\n got: %s\nwant: %s", strings.Join(seen, " | "), strings.Join(want, " | "))
+	}
+	f.sync()
+	got = f.deployment()
+	if got.Annotations[appsv1.RevisionAnnotation] != "2" || !DeploymentComplete(got, &got.Status) {
+		t.Errorf("after the rollout: annotations %v status %+v", got.Annotations, got.Status)
+	}
+	f.eventually("ScalingReplicaSet events", func() (string, bool) {
+		l, _ := client.List[corev1.Event](f.ctx, f.admin, "default", client.ListOptions{})
+		var msgs []string
+		for _, e := range l.Items {
+			if e.Reason == "ScalingReplicaSet" && e.Source.Component == "deployment-controller" && e.InvolvedObject.Kind == "Deployment" {
+				msgs = append(msgs, e.Message)
+			}
+		}
+		all := strings.Join(msgs, "\n")
+		return all, strings.Contains(all, "Scaled up replica set "+first.Name+" from 0 to 3") &&
+			strings.Contains(all, "Scaled down replica set "+first.Name+" from 3 to 2") &&
+			strings.Contains(all, "Scaled down replica set "+first.Name+" from 1 to 0")
+	})
+}
+
+// TestPausedAndScaling: a paused Deployment gets Progressing Unknown
+// DeploymentPaused and no new ReplicaSet for a template change, but is
+// scaled; resuming gives DeploymentResumed and the rollout.
+func TestPausedAndScaling(t *testing.T) {
+	f := newFixture(t)
+	replicas := int32(2)
+	d := &appsv1.Deployment{ObjectMeta: metav1.ObjectMeta{Name: "web", Namespace: "default"},
+		Spec: appsv1.DeploymentSpec{Replicas: &replicas,
+			Selector: &metav1.LabelSelector{MatchLabels: map[string]string{"app": "web"}},
+			Template: corev1.PodTemplateSpec{ObjectMeta: metav1.ObjectMeta{Labels: map[string]string{"app": "web"}},
+				Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "nginx", Image: "nginx"}}}}}}
+	if _, err := client.Create(f.ctx, f.admin, d); err != nil {
+		t.Fatal(err)
+	}
+	f.sync()
+	f.markAvailable()
+	f.sync()
+	got := f.deployment()
+	got.Spec.Paused = true
+	got.Spec.Template.Spec.Containers[0].Image = "nginx:1.27"
+	five := int32(5)
+	got.Spec.Replicas = &five
+	if _, err := client.Update(f.ctx, f.admin, got); err != nil {
+		t.Fatal(err)
+	}
+	f.sync()
+	if c := condition(f.deployment(), appsv1.DeploymentProgressing); c != "Unknown DeploymentPaused Deployment is paused" {
+		t.Errorf("Progressing when paused: %s", c)
+	}
+	if s := f.sizes(); s != "rev1=5" {
+		t.Errorf("paused and scaled to 5: %s, want rev1=5", s)
+	}
+	f.markAvailable()
+	got = f.deployment()
+	got.Spec.Paused = false
+	if _, err := client.Update(f.ctx, f.admin, got); err != nil {
+		t.Fatal(err)
+	}
+	f.sync()
+	// 25% of 5: a surge of 2 (rounded up), 1 unavailable (rounded down).
+	if s := f.sizes(); s != "rev1=4 rev2=2" {
+		t.Errorf("resumed: %s, want rev1=4 rev2=2", s)
+	}
+	// DeploymentResumed, then NewReplicaSetCreated, then (the old pods
+	// became available meanwhile) ReplicaSetUpdated, all in one sync.
+	if c := condition(f.deployment(), appsv1.DeploymentProgressing); !strings.HasPrefix(c, `True ReplicaSetUpdated ReplicaSet "web-`) {
+		t.Errorf("Progressing after resume: %s", c)
+	}
+}

@@ -1,0 +1,143 @@
+// Package endpoint is the Endpoints controller of kube-controller-manager:
+// it keeps, for every Service with a selector, an Endpoints object of the
+// same name listing the IPs and ports of the pods the selector matches.
+//
+// The loop, in plain words. A Service's key is queued when the Service
+// changes, when its Endpoints object is changed or deleted by someone
+// else, and when a pod it selects (before or after the change) is added,
+// changes or goes. syncService then lists the selected pods from the cache
+// and builds the subsets:
+//
+//   - a pod without an IP, or finished, is left out; a pod being deleted is
+//     left out unless the Service has publishNotReadyAddresses;
+//   - a ready pod (or any pod, with publishNotReadyAddresses) goes to
+//     addresses, the others to notReadyAddresses;
+//   - each service port is resolved on each pod: a named targetPort ("http")
+//     is looked up in that pod's containers, so pods of two versions may
+//     serve one Service on different numbers;
+//   - addresses with the same ports are packed into one subset.
+//
+// It writes the Endpoints only when they differ. Services without a
+// selector are left alone: their Endpoints are written by someone else —
+// for default/kubernetes, the apiserver's own endpoint reconciler.
+//
+// Upstream: pkg/controller/endpoint/endpoints_controller.go and
+// pkg/api/v1/endpoints (RepackSubsets).
+package endpoint
+
+import (
+	"context"
+	"log/slog"
+	"maps"
+	"sync"
+
+	"kubik/ch01-apiserver/api/corev1"
+	"kubik/ch01-apiserver/apiserver/selection"
+	"kubik/ch03-scheduler/client"
+	"kubik/ch03-scheduler/informer"
+	"kubik/ch03-scheduler/workqueue"
+	"kubik/ch04-controllers/controller"
+)
+
+// ControllerName is upstream's component name.
+const ControllerName = "endpoint-controller"
+
+// LabelManagedBy marks the Endpoints this controller writes (upstream
+// since 1.33, when v1 Endpoints were deprecated in favour of
+// EndpointSlices), with value ControllerName.
+const LabelManagedBy = "endpoints.kubernetes.io/managed-by"
+
+// EndpointController is upstream's endpoint.Controller.
+type EndpointController struct {
+	client    *client.Client
+	services  *informer.Informer[corev1.Service, *corev1.Service]
+	pods      *informer.Informer[corev1.Pod, *corev1.Pod]
+	endpoints *informer.Informer[corev1.Endpoints, *corev1.Endpoints]
+	queue     *workqueue.RateLimitingQueue[string]
+	log       *slog.Logger
+}
+
+// NewEndpointController asks for the Service, Pod and Endpoints informers.
+func NewEndpointController(cc *controller.ControllerContext) (*EndpointController, error) {
+	log := cc.Log
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	c := &EndpointController{client: cc.Client, log: log.With("component", ControllerName),
+		services:  controller.InformerFor[corev1.Service](cc.Informers),
+		pods:      controller.InformerFor[corev1.Pod](cc.Informers),
+		endpoints: controller.InformerFor[corev1.Endpoints](cc.Informers),
+		queue:     workqueue.NewRateLimiting(workqueue.DefaultControllerRateLimiter[string]()),
+	}
+	controller.AddNamespaceIndex(c.pods)
+	controller.AddNamespaceIndex(c.services)
+	enqueue := func(s *corev1.Service) { c.queue.Add(informer.MetaNamespaceKeyFunc(s)) }
+	c.services.AddEventHandler(informer.ResourceEventHandlerFuncs[corev1.Service]{
+		AddFunc: enqueue, UpdateFunc: func(_, s *corev1.Service) { enqueue(s) }, DeleteFunc: enqueue})
+	c.pods.AddEventHandler(informer.ResourceEventHandlerFuncs[corev1.Pod]{
+		AddFunc:    func(p *corev1.Pod) { c.enqueueServicesOf(p, nil) },
+		UpdateFunc: func(old, p *corev1.Pod) { c.enqueueServicesOf(p, old) },
+		DeleteFunc: func(p *corev1.Pod) { c.enqueueServicesOf(p, nil) },
+	})
+	// Someone changed or deleted our Endpoints: put them right.
+	epChanged := func(e *corev1.Endpoints) {
+		if _, ok := c.services.GetStore().Get(e.Namespace, e.Name); ok {
+			c.queue.Add(informer.MetaNamespaceKeyFunc(e))
+		}
+	}
+	c.endpoints.AddEventHandler(informer.ResourceEventHandlerFuncs[corev1.Endpoints]{
+		UpdateFunc: func(_, e *corev1.Endpoints) { epChanged(e) }, DeleteFunc: epChanged})
+	return c, nil
+}
+
+// enqueueServicesOf queues the Services selecting p now or before (old).
+func (c *EndpointController) enqueueServicesOf(p, old *corev1.Pod) {
+	for _, s := range c.services.GetStore().ByIndex(controller.NamespaceIndex, p.Namespace) {
+		if s.Spec.Selector == nil {
+			continue
+		}
+		sel := selection.SelectorFromSet(s.Spec.Selector)
+		if sel.Matches(p.Labels) || (old != nil && sel.Matches(old.Labels)) {
+			c.queue.Add(informer.MetaNamespaceKeyFunc(s))
+		}
+	}
+}
+
+// Run waits for the caches and runs workers until ctx ends.
+func (c *EndpointController) Run(ctx context.Context, workers int) {
+	defer c.queue.ShutDown()
+	if !informer.WaitForCacheSync(ctx, c.services.HasSynced, c.pods.HasSynced, c.endpoints.HasSynced) {
+		return
+	}
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Go(func() {
+			for {
+				key, quit := c.queue.Get()
+				if quit {
+					return
+				}
+				if err := c.syncService(ctx, key); err != nil {
+					if ctx.Err() == nil {
+						c.log.Warn("syncing endpoints failed; retrying", "service", key, "err", err)
+					}
+					c.queue.AddRateLimited(key)
+				} else {
+					c.queue.Forget(key)
+				}
+				c.queue.Done(key)
+			}
+		})
+	}
+	<-ctx.Done()
+	c.queue.ShutDown()
+	wg.Wait()
+}
+
+func copyLabels(m map[string]string) map[string]string {
+	out := maps.Clone(m)
+	if out == nil {
+		out = map[string]string{}
+	}
+	return out
+}

@@ -1,0 +1,350 @@
+// Package replicaset is the ReplicaSet controller: it keeps
+// spec.replicas pods matching a ReplicaSet's selector alive, creating pods
+// from spec.template when there are too few and deleting the least
+// valuable ones when there are too many, and reports what it sees in
+// status (replicas, fullyLabeledReplicas, readyReplicas, availableReplicas,
+// observedGeneration, the ReplicaFailure condition).
+//
+// A ReplicaSet owns its pods through an ownerReference with
+// controller=true: it adopts matching orphans and releases pods whose labels
+// no longer match (controller.ControllerRefManager). Expectations
+// (controller.UIDTrackingControllerExpectations) keep it from acting on a
+// cache that has not yet seen its own creations and deletions.
+//
+// Upstream: pkg/controller/replicaset/replica_set.go and
+// replica_set_utils.go.
+package replicaset
+
+import (
+	"context"
+	"log/slog"
+	"sort"
+	"sync"
+	"time"
+
+	"kubik/ch01-apiserver/api/appsv1"
+	"kubik/ch01-apiserver/api/corev1"
+	"kubik/ch01-apiserver/api/metav1"
+	"kubik/ch01-apiserver/apiserver/selection"
+	"kubik/ch03-scheduler/client"
+	"kubik/ch03-scheduler/informer"
+	"kubik/ch03-scheduler/workqueue"
+	"kubik/ch04-controllers/controller"
+)
+
+const (
+	// BurstReplicas is how many pods one sync creates or deletes at most;
+	// the rest wait for the next sync. Upstream: BurstReplicas.
+	BurstReplicas = 500
+	// statusUpdateRetries: how often a status update is retried on a
+	// conflict, with a fresh read each time.
+	statusUpdateRetries = 1
+	// ControllerName is the event source and the reportingComponent.
+	ControllerName = "replicaset-controller"
+)
+
+// ReplicaSetController is the controller of ReplicaSets.
+type ReplicaSetController struct {
+	client        *client.Client
+	rsInformer    *informer.Informer[appsv1.ReplicaSet, *appsv1.ReplicaSet]
+	podInformer   *informer.Informer[corev1.Pod, *corev1.Pod]
+	queue         *workqueue.RateLimitingQueue[string]
+	expectations  *controller.UIDTrackingControllerExpectations
+	podControl    controller.PodControl
+	recorder      *controller.Recorder
+	burstReplicas int
+	log           *slog.Logger
+}
+
+// NewReplicaSetController asks for the ReplicaSet and Pod informers and
+// registers its handlers.
+func NewReplicaSetController(cc *controller.ControllerContext) (*ReplicaSetController, error) {
+	log := cc.Log.With("component", ControllerName)
+	rec := controller.NewRecorder(cc.Client, ControllerName, log)
+	c := &ReplicaSetController{
+		client:        cc.Client,
+		rsInformer:    controller.InformerFor[appsv1.ReplicaSet](cc.Informers),
+		podInformer:   controller.InformerFor[corev1.Pod](cc.Informers),
+		queue:         workqueue.NewRateLimiting(workqueue.DefaultControllerRateLimiter[string]()),
+		expectations:  controller.NewUIDTrackingControllerExpectations(controller.NewControllerExpectations()),
+		podControl:    controller.PodControl{Client: cc.Client, Recorder: rec},
+		recorder:      rec,
+		burstReplicas: BurstReplicas,
+		log:           log,
+	}
+	controller.AddNamespaceIndex(c.rsInformer)
+	controller.AddNamespaceIndex(c.podInformer)
+	c.rsInformer.AddEventHandler(informer.ResourceEventHandlerFuncs[appsv1.ReplicaSet]{
+		AddFunc:    c.addRS,
+		UpdateFunc: c.updateRS,
+		DeleteFunc: c.deleteRS,
+	})
+	c.podInformer.AddEventHandler(informer.ResourceEventHandlerFuncs[corev1.Pod]{
+		AddFunc:    c.addPod,
+		UpdateFunc: c.updatePod,
+		DeleteFunc: c.deletePod,
+	})
+	return c, nil
+}
+
+// Run waits for the caches, then runs workers until ctx ends.
+func (c *ReplicaSetController) Run(ctx context.Context, workers int) {
+	defer c.queue.ShutDown()
+	go c.recorder.Run(ctx)
+	c.log.Info("Starting controller", "name", "replicaset")
+	if !informer.WaitForCacheSync(ctx, c.rsInformer.HasSynced, c.podInformer.HasSynced) {
+		return
+	}
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for c.processNextWorkItem(ctx) {
+			}
+		}()
+	}
+	<-ctx.Done()
+	c.queue.ShutDown()
+	wg.Wait()
+}
+
+func (c *ReplicaSetController) processNextWorkItem(ctx context.Context) bool {
+	key, quit := c.queue.Get()
+	if quit {
+		return false
+	}
+	defer c.queue.Done(key)
+	if err := c.syncReplicaSet(ctx, key); err != nil {
+		if ctx.Err() == nil {
+			c.log.Info("sync failed; requeued", "replicaset", key, "err", err)
+		}
+		c.queue.AddRateLimited(key)
+		return true
+	}
+	c.queue.Forget(key)
+	return true
+}
+
+func (c *ReplicaSetController) enqueue(rs *appsv1.ReplicaSet) {
+	c.queue.Add(informer.MetaNamespaceKeyFunc(rs))
+}
+
+// syncReplicaSet brings one ReplicaSet towards its spec: claim its pods,
+// create or delete pods if the expectations allow, then write status.
+func (c *ReplicaSetController) syncReplicaSet(ctx context.Context, key string) error {
+	ns, name := informer.SplitMetaNamespaceKey(key)
+	cached, ok := c.rsInformer.GetStore().Get(ns, name)
+	if !ok {
+		c.expectations.DeleteExpectations(key)
+		return nil
+	}
+	rsNeedsSync := c.expectations.SatisfiedExpectations(key)
+	selector, err := selection.FromLabelSelector(cached.Spec.Selector)
+	if err != nil {
+		c.log.Error("invalid selector", "replicaset", key, "err", err)
+		return nil // the user must fix the ReplicaSet; retrying will not help
+	}
+	rs := controller.DeepCopy(cached)
+
+	// The active pods of the namespace; ours after claiming.
+	allPods := c.podInformer.GetStore().ByIndex(controller.NamespaceIndex, ns)
+	filteredPods, err := c.claimPods(ctx, rs, selector, controller.FilterActivePods(allPods))
+	if err != nil {
+		return err
+	}
+
+	// Pods of ours being deleted: reported, not counted (upstream's
+	// DeploymentReplicaSetTerminatingReplicas, beta and on in 1.35).
+	terminatingPods := filterClaimedPods(rs, selector, controller.FilterTerminatingPods(allPods))
+
+	var manageReplicasErr error
+	if rsNeedsSync && rs.DeletionTimestamp == nil {
+		manageReplicasErr = c.manageReplicas(ctx, filteredPods, rs)
+	}
+	newStatus := calculateStatus(rs, filteredPods, terminatingPods, manageReplicasErr)
+	updated, err := updateReplicaSetStatus(ctx, c.client, rs, newStatus)
+	if err != nil {
+		return err
+	}
+	// Pods that became ready count as available only after minReadySeconds:
+	// look again then.
+	if manageReplicasErr == nil && updated.Spec.MinReadySeconds > 0 &&
+		updated.Status.ReadyReplicas == replicas(updated) && updated.Status.AvailableReplicas != replicas(updated) {
+		c.queue.AddAfter(key, time.Duration(updated.Spec.MinReadySeconds)*time.Second)
+	}
+	return manageReplicasErr
+}
+
+func (c *ReplicaSetController) claimPods(ctx context.Context, rs *appsv1.ReplicaSet, selector selection.LabelSelector, pods []*corev1.Pod) ([]*corev1.Pod, error) {
+	m := &controller.ControllerRefManager[corev1.Pod, *corev1.Pod]{
+		Client: c.client, Controller: &rs.ObjectMeta, APIVersion: "apps/v1", Kind: "ReplicaSet", Selector: selector,
+		CanAdoptFunc: controller.RecheckDeletionTimestamp(func(ctx context.Context) (*metav1.ObjectMeta, error) {
+			fresh, err := client.Get[appsv1.ReplicaSet](ctx, c.client, rs.Namespace, rs.Name)
+			if err != nil {
+				return nil, err
+			}
+			return &fresh.ObjectMeta, nil
+		}, rs.UID),
+	}
+	return m.Claim(ctx, pods)
+}
+
+// filterClaimedPods are the pods rs already owns that its selector matches
+// (no adoption: terminating pods are never adopted).
+func filterClaimedPods(rs *appsv1.ReplicaSet, selector selection.LabelSelector, pods []*corev1.Pod) []*corev1.Pod {
+	var out []*corev1.Pod
+	for _, p := range pods {
+		if ref := controller.GetControllerOf(&p.ObjectMeta); ref != nil && ref.UID == rs.UID && selector.Matches(p.Labels) {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+func replicas(rs *appsv1.ReplicaSet) int32 {
+	if rs.Spec.Replicas == nil {
+		return 1
+	}
+	return *rs.Spec.Replicas
+}
+
+// manageReplicas creates or deletes pods so that filteredPods (the
+// ReplicaSet's active pods) becomes spec.replicas, at most burstReplicas
+// per sync.
+func (c *ReplicaSetController) manageReplicas(ctx context.Context, filteredPods []*corev1.Pod, rs *appsv1.ReplicaSet) error {
+	diff := len(filteredPods) - int(replicas(rs))
+	key := informer.MetaNamespaceKeyFunc(rs)
+	ref := controller.RefFor(&rs.ObjectMeta, "apps/v1", "ReplicaSet")
+	switch {
+	case diff < 0:
+		diff = min(-diff, c.burstReplicas)
+		// Expect the creations before making them: the pod informer may
+		// see a new pod before CreatePods returns.
+		c.expectations.ExpectCreations(key, diff)
+		c.log.Debug("Too few replicas", "replicaset", key, "need", replicas(rs), "creating", diff)
+		controllerRef := controller.NewControllerRef(&rs.ObjectMeta, "apps/v1", "ReplicaSet")
+		successes, err := slowStartBatch(diff, SlowStartInitialBatchSize, func() error {
+			_, err := c.podControl.CreatePods(ctx, rs.Namespace, &rs.Spec.Template, ref, &controllerRef)
+			if err != nil && client.IsForbidden(err) && controller.IsNamespaceTerminating(err) {
+				return nil // the namespace is going away: do not retry
+			}
+			return err
+		})
+		// The pods not created will never be observed.
+		for range diff - successes {
+			c.expectations.CreationObserved(key)
+		}
+		return err
+	case diff > 0:
+		diff = min(diff, c.burstReplicas)
+		c.log.Debug("Too many replicas", "replicaset", key, "need", replicas(rs), "deleting", diff)
+		podsToDelete := getPodsToDelete(filteredPods, c.getIndirectlyRelatedPods(rs), diff)
+		keys := make([]string, len(podsToDelete))
+		for i, p := range podsToDelete {
+			keys[i] = informer.MetaNamespaceKeyFunc(p)
+		}
+		c.expectations.ExpectDeletions(key, keys)
+		errCh := make(chan error, diff)
+		var wg sync.WaitGroup
+		for _, p := range podsToDelete {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				if err := c.podControl.DeletePod(ctx, rs.Namespace, p.Name, ref); err != nil {
+					// Never observed: lower the expectations ourselves.
+					c.expectations.DeletionObserved(key, informer.MetaNamespaceKeyFunc(p))
+					if !client.IsNotFound(err) {
+						errCh <- err
+					}
+				}
+			}()
+		}
+		wg.Wait()
+		select {
+		case err := <-errCh:
+			return err
+		default:
+		}
+	}
+	return nil
+}
+
+// SlowStartInitialBatchSize is the first batch of slowStartBatch.
+const SlowStartInitialBatchSize = 1
+
+// slowStartBatch calls fn count times in batches of 1, 2, 4, 8 ... calls
+// in parallel, and stops at the first batch with an error: a ReplicaSet
+// whose pods are all refused (quota, admission) makes one failing call, not
+// 500. Returns how many calls succeeded. Upstream: slowStartBatch.
+func slowStartBatch(count, initialBatchSize int, fn func() error) (int, error) {
+	remaining := count
+	successes := 0
+	for batchSize := min(remaining, initialBatchSize); batchSize > 0; batchSize = min(2*batchSize, remaining) {
+		errCh := make(chan error, batchSize)
+		var wg sync.WaitGroup
+		for range batchSize {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				if err := fn(); err != nil {
+					errCh <- err
+				}
+			}()
+		}
+		wg.Wait()
+		successes += batchSize - len(errCh)
+		if len(errCh) > 0 {
+			return successes, <-errCh
+		}
+		remaining -= batchSize
+	}
+	return successes, nil
+}
+
+// getIndirectlyRelatedPods are the pods of every ReplicaSet with the same
+// controller as rs (a Deployment's old and new ReplicaSets): deletion
+// prefers pods on nodes crowded with them.
+func (c *ReplicaSetController) getIndirectlyRelatedPods(rs *appsv1.ReplicaSet) []*corev1.Pod {
+	owners := map[string]bool{rs.UID: true}
+	if ref := controller.GetControllerOf(&rs.ObjectMeta); ref != nil {
+		for _, other := range c.rsInformer.GetStore().ByIndex(controller.NamespaceIndex, rs.Namespace) {
+			if r := controller.GetControllerOf(&other.ObjectMeta); r != nil && r.UID == ref.UID {
+				owners[other.UID] = true
+			}
+		}
+	}
+	var related []*corev1.Pod
+	for _, p := range c.podInformer.GetStore().ByIndex(controller.NamespaceIndex, rs.Namespace) {
+		if r := controller.GetControllerOf(&p.ObjectMeta); r != nil && owners[r.UID] {
+			related = append(related, p)
+		}
+	}
+	return related
+}
+
+// getPodsToDelete picks diff pods of filteredPods, the least valuable
+// first (controller.ActivePodsWithRanks).
+func getPodsToDelete(filteredPods, relatedPods []*corev1.Pod, diff int) []*corev1.Pod {
+	if diff < len(filteredPods) {
+		ranked := getPodsRankedByRelatedPodsOnSameNode(filteredPods, relatedPods)
+		sort.Sort(ranked)
+	}
+	return filteredPods[:diff]
+}
+
+// getPodsRankedByRelatedPodsOnSameNode ranks each pod by the number of
+// active related pods on its node.
+func getPodsRankedByRelatedPodsOnSameNode(podsToRank, relatedPods []*corev1.Pod) controller.ActivePodsWithRanks {
+	podsOnNode := map[string]int{}
+	for _, p := range relatedPods {
+		if controller.IsPodActive(p) {
+			podsOnNode[p.Spec.NodeName]++
+		}
+	}
+	ranks := make([]int, len(podsToRank))
+	for i, p := range podsToRank {
+		ranks[i] = podsOnNode[p.Spec.NodeName]
+	}
+	return controller.ActivePodsWithRanks{Pods: podsToRank, Rank: ranks, Now: metav1.Now()}
+}
