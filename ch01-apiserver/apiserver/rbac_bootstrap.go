@@ -220,7 +220,8 @@ func BootstrapClusterRoles() []*rbacv1.ClusterRole {
 			rule(v("update", "patch"), g("apps"), "daemonsets/status", "daemonsets/finalizers"),
 			rule(v("get", "create", "update", "patch", "delete"), g("discovery.k8s.io"), "endpointslices"),
 			rule(v("get"), core, "services"),
-			rule(v("get"), g("coordination.k8s.io"), "leases")),
+			rule(v("get"), g("coordination.k8s.io"), "leases"),
+			rule(v("create"), core, "configmaps")), // root-ca-certificate-publisher: kube-root-ca.crt
 	}
 }
 

@@ -134,6 +134,10 @@ type Kubeconfig struct {
 	TLS *tls.Config
 	// Token is the bearer token, if the user authenticates with one.
 	Token string
+	// CAData is the cluster CA bundle (PEM) the kubeconfig trusts, if any
+	// (client-go: rest.Config.TLSClientConfig.CAData). kube-controller-manager
+	// publishes it as the kube-root-ca.crt ConfigMap.
+	CAData []byte
 }
 
 // LoadKubeconfig reads a kubeconfig file and resolves its current context.
@@ -192,6 +196,7 @@ func (cfg *kubeconfigFile) resolve(baseDir string) (*Kubeconfig, error) {
 		return nil, err
 	}
 	if caPEM != nil {
+		k.CAData = caPEM
 		k.TLS.RootCAs = x509.NewCertPool()
 		if !k.TLS.RootCAs.AppendCertsFromPEM(caPEM) {
 			return nil, fmt.Errorf("cluster %q: no certificates in certificate authority", cl.Name)

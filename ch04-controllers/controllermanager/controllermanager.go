@@ -49,7 +49,10 @@ type Config struct {
 	// KubeAPIQPS and KubeAPIBurst limit the shared client.
 	KubeAPIQPS   float64
 	KubeAPIBurst int
-	Logger       *slog.Logger
+	// RootCAFile is the CA bundle published as kube-root-ca.crt in every
+	// namespace; empty: the CA the manager's kubeconfig trusts.
+	RootCAFile string
+	Logger     *slog.Logger
 }
 
 // AddFlags registers the flags on fs with upstream's names and defaults.
@@ -63,6 +66,7 @@ func (c *Config) AddFlags(fs *flag.FlagSet) {
 	fs.DurationVar(&c.NodeMonitorGracePeriod, "node-monitor-grace-period", 50*time.Second, "Amount of time which we allow running Node to be unresponsive before marking it unhealthy.")
 	fs.Float64Var(&c.KubeAPIQPS, "kube-api-qps", 20, "QPS to use while talking with kubernetes apiserver.")
 	fs.IntVar(&c.KubeAPIBurst, "kube-api-burst", 30, "Burst to use while talking with kubernetes apiserver.")
+	fs.StringVar(&c.RootCAFile, "root-ca-file", "", "If set, this root certificate authority will be included in service account's token secret. This must be a valid PEM-encoded CA bundle.")
 	if c.Concurrency == nil {
 		c.Concurrency = map[string]int{}
 	}

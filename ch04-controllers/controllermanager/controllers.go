@@ -2,7 +2,11 @@ package controllermanager
 
 import (
 	"context"
+	"fmt"
+	"os"
 
+	"kubik/ch01-apiserver/pki"
+	"kubik/ch04-controllers/certificates/rootcacertpublisher"
 	"kubik/ch04-controllers/controller"
 	"kubik/ch04-controllers/cronjob"
 	"kubik/ch04-controllers/daemonset"
@@ -104,7 +108,31 @@ func Descriptors() []Descriptor {
 			New: func(cc *controller.ControllerContext, _ *Config) (Controller, error) {
 				return persistentvolume.NewController(cc)
 			}},
+		{Name: "root-ca-certificate-publisher",
+			New: func(cc *controller.ControllerContext, cfg *Config) (Controller, error) {
+				ca, err := rootCA(cfg)
+				if err != nil {
+					return nil, err
+				}
+				return rootcacertpublisher.NewPublisher(cc, ca)
+			}},
 	}
+}
+
+// rootCA is --root-ca-file, or else the CA of the manager's own kubeconfig
+// (upstream: the client config's CAData).
+func rootCA(cfg *Config) ([]byte, error) {
+	if cfg.RootCAFile != "" {
+		return os.ReadFile(cfg.RootCAFile)
+	}
+	k, err := pki.LoadKubeconfig(cfg.Kubeconfig)
+	if err != nil {
+		return nil, err
+	}
+	if len(k.CAData) == 0 {
+		return nil, fmt.Errorf("root-ca-certificate-publisher: no --root-ca-file and no certificate authority in %s", cfg.Kubeconfig)
+	}
+	return k.CAData, nil
 }
 
 // KnownControllers are upstream's controller names (kube-controller-manager
