@@ -13,7 +13,6 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -72,26 +71,29 @@ func TestLeaderElectionFailover(t *testing.T) {
 	}
 
 	// Two candidates.
-	a, b := startScheduler(t, schedBin, kc), startScheduler(t, schedBin, kc)
+	start := func() *testenv.Process {
+		return testenv.StartProcess(t, schedBin, "--kubeconfig", kc, "--leader-elect=true")
+	}
+	a, b := start(), start()
 	holder := func() string {
 		return k("get", "lease", "kube-scheduler", "-n", "kube-system", "-o", "jsonpath={.spec.holderIdentity}")
 	}
-	var leader, standby *schedulerProc
+	var leader, standby *testenv.Process
 	eventually("one scheduler leads", 30*time.Second, func() (string, bool) {
 		h := holder()
-		for _, p := range []*schedulerProc{a, b} {
-			if id := p.acquired(); id != "" && id == h {
+		for _, p := range []*testenv.Process{a, b} {
+			if id := acquired(p); id != "" && id == h {
 				leader = p
 			}
 		}
-		return h + "\n--- a:\n" + a.logs.String() + "\n--- b:\n" + b.logs.String(), leader != nil
+		return h + "\n--- a:\n" + a.Logs.String() + "\n--- b:\n" + b.Logs.String(), leader != nil
 	})
 	standby = a
 	if leader == a {
 		standby = b
 	}
-	if standby.acquired() != "" {
-		t.Fatalf("both schedulers acquired the lease:\n%s\n---\n%s", a.logs.String(), b.logs.String())
+	if acquired(standby) != "" {
+		t.Fatalf("both schedulers acquired the lease:\n%s\n---\n%s", a.Logs.String(), b.Logs.String())
 	}
 	transitions := k("get", "lease", "kube-scheduler", "-n", "kube-system", "-o", "jsonpath={.spec.leaseTransitions}")
 
@@ -106,11 +108,10 @@ func TestLeaderElectionFailover(t *testing.T) {
 	bound("before")
 
 	// The leader dies without a word; the lease runs out; the standby leads.
-	syscall.Kill(-leader.cmd.Process.Pid, syscall.SIGKILL)
-	<-leader.done
+	leader.Kill()
 	eventually("the standby takes the lease", 60*time.Second, func() (string, bool) {
 		h := holder()
-		return h + "\n--- standby:\n" + standby.logs.String(), standby.acquired() != "" && h == standby.acquired()
+		return h + "\n--- standby:\n" + standby.Logs.String(), acquired(standby) != "" && h == acquired(standby)
 	})
 	if got := k("get", "lease", "kube-scheduler", "-n", "kube-system", "-o", "jsonpath={.spec.leaseTransitions}"); got <= transitions && len(got) <= len(transitions) {
 		t.Errorf("leaseTransitions %s after failover, was %s", got, transitions)
@@ -118,39 +119,7 @@ func TestLeaderElectionFailover(t *testing.T) {
 	bound("after")
 }
 
-// schedulerProc is one kube-scheduler process of the test.
-type schedulerProc struct {
-	cmd  *exec.Cmd
-	logs *testenv.SyncBuffer
-	done chan struct{}
-}
-
+// acquiredRe finds the identity with which a process took the lease.
 var acquiredRe = regexp.MustCompile(`msg="successfully acquired lease".* identity=(\S+)`)
 
-// acquired is the identity with which the process took the lease, or "".
-func (p *schedulerProc) acquired() string {
-	if m := acquiredRe.FindStringSubmatch(p.logs.String()); m != nil {
-		return m[1]
-	}
-	return ""
-}
-
-func startScheduler(t *testing.T, bin, kubeconfig string) *schedulerProc {
-	t.Helper()
-	p := &schedulerProc{logs: &testenv.SyncBuffer{}, done: make(chan struct{})}
-	p.cmd = exec.Command(bin, "--kubeconfig", kubeconfig, "--leader-elect=true")
-	p.cmd.Stdout, p.cmd.Stderr = p.logs, p.logs
-	p.cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	if err := p.cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	go func() { p.cmd.Wait(); close(p.done) }()
-	t.Cleanup(func() {
-		syscall.Kill(-p.cmd.Process.Pid, syscall.SIGKILL) // ours, by PID
-		<-p.done
-		if t.Failed() {
-			t.Logf("kube-scheduler %d:\n%s", p.cmd.Process.Pid, p.logs.String())
-		}
-	})
-	return p
-}
+func acquired(p *testenv.Process) string { return p.LogMatch(acquiredRe) }

@@ -63,6 +63,8 @@ func (o *Options) AddFlags(fs *flag.FlagSet) {
 	fs.DurationVar(&o.RequestTimeout, "request-timeout", 60*time.Second, "longest time a non-watch request may take")
 	fs.IntVar(&o.MinRequestTimeout, "min-request-timeout", 1800, "a watch ends after a random time between this many seconds and twice as many")
 	fs.StringVar(&o.LogLevel, "log-level", "info", "debug, info, warn or error")
+	fs.BoolVar(&o.EnableGarbageCollector, "enable-garbage-collector", o.EnableGarbageCollector,
+		"a garbage collector runs (kube-controller-manager): DELETE with propagationPolicy Orphan or Foreground adds the finalizer it removes (upstream's default: true; Kubik's: only where a chapter runs one)")
 	o.addAuthFlags(fs)
 }
 
