@@ -65,14 +65,7 @@ func TestInterPodAffinityAndTopologySpread(t *testing.T) {
 	bin := testenv.Build(t, "kubik/ch03-scheduler")
 	c := testenv.Start(t, bin, testenv.Options{Args: []string{"--hollow-nodes=3"}})
 	dir := t.TempDir()
-	k := func(args ...string) string {
-		t.Helper()
-		r := c.Kubectl(t, kubectlVersion, dir, args...)
-		if r.ExitCode != 0 {
-			t.Fatalf("kubectl %s: exit %d\n%s", strings.Join(args, " "), r.ExitCode, r.Combined())
-		}
-		return strings.TrimSpace(r.Stdout)
-	}
+	k := func(args ...string) string { t.Helper(); return c.MustKubectl(t, kubectlVersion, dir, args...) }
 	apply := func(name string, manifests ...string) {
 		t.Helper()
 		if err := os.WriteFile(filepath.Join(dir, name), []byte(strings.Join(manifests, "")), 0o644); err != nil {
@@ -80,20 +73,7 @@ func TestInterPodAffinityAndTopologySpread(t *testing.T) {
 		}
 		k("apply", "-f", name)
 	}
-	eventually := func(what string, f func() (string, bool)) {
-		t.Helper()
-		deadline := time.Now().Add(30 * time.Second)
-		for {
-			got, ok := f()
-			if ok {
-				return
-			}
-			if time.Now().After(deadline) {
-				t.Fatalf("%s: last seen:\n%s", what, got)
-			}
-			time.Sleep(300 * time.Millisecond)
-		}
-	}
+	eventually := func(what string, f func() (string, bool)) { t.Helper(); testenv.Eventually(t, what, 30*time.Second, f) }
 	// nodesOf returns "pod node" lines of the pods with label selector sel,
 	// and whether all of them are bound.
 	nodesOf := func(sel string) (map[string]string, string, bool) {

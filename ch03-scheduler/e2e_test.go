@@ -23,28 +23,8 @@ func TestScheduling(t *testing.T) {
 	testenv.Kubectl(t, kubectlVersion)
 	bin := testenv.Build(t, "kubik/ch03-scheduler")
 	c := testenv.Start(t, bin, testenv.Options{Args: []string{"--hollow-nodes=3"}})
-	k := func(args ...string) string {
-		t.Helper()
-		r := c.Kubectl(t, kubectlVersion, "", args...)
-		if r.ExitCode != 0 {
-			t.Fatalf("kubectl %s: exit %d\n%s", strings.Join(args, " "), r.ExitCode, r.Combined())
-		}
-		return strings.TrimSpace(r.Stdout)
-	}
-	eventually := func(what string, f func() (string, bool)) {
-		t.Helper()
-		deadline := time.Now().Add(20 * time.Second)
-		for {
-			got, ok := f()
-			if ok {
-				return
-			}
-			if time.Now().After(deadline) {
-				t.Fatalf("%s: last seen:\n%s", what, got)
-			}
-			time.Sleep(300 * time.Millisecond)
-		}
-	}
+	k := func(args ...string) string { t.Helper(); return c.MustKubectl(t, kubectlVersion, "", args...) }
+	eventually := func(what string, f func() (string, bool)) { t.Helper(); testenv.Eventually(t, what, 20*time.Second, f) }
 
 	// Three Ready hollow nodes, the not-ready taint removed by the stand-in.
 	eventually("nodes Ready and untainted", func() (string, bool) {

@@ -12,7 +12,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
-	"strings"
 	"testing"
 	"time"
 
@@ -27,27 +26,10 @@ func TestLeaderElectionFailover(t *testing.T) {
 	apiserver := testenv.Build(t, "kubik/ch02-etcd-store")
 	schedBin := testenv.Build(t, "kubik/ch03-scheduler/cmd/kube-scheduler")
 	c := testenv.Start(t, apiserver, testenv.Options{})
-	k := func(args ...string) string {
-		t.Helper()
-		r := c.Kubectl(t, kubectlVersion, "", args...)
-		if r.ExitCode != 0 {
-			t.Fatalf("kubectl %s: exit %d\n%s", strings.Join(args, " "), r.ExitCode, r.Combined())
-		}
-		return strings.TrimSpace(r.Stdout)
-	}
+	k := func(args ...string) string { t.Helper(); return c.MustKubectl(t, kubectlVersion, "", args...) }
 	eventually := func(what string, timeout time.Duration, f func() (string, bool)) {
 		t.Helper()
-		deadline := time.Now().Add(timeout)
-		for {
-			got, ok := f()
-			if ok {
-				return
-			}
-			if time.Now().After(deadline) {
-				t.Fatalf("%s: last seen:\n%s", what, got)
-			}
-			time.Sleep(300 * time.Millisecond)
-		}
+		testenv.Eventually(t, what, timeout, f)
 	}
 
 	// The scheduler's own identity, issued from the cluster CA.

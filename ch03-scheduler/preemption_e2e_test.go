@@ -31,28 +31,8 @@ func TestPreemption(t *testing.T) {
 	bin := testenv.Build(t, "kubik/ch03-scheduler")
 	c := testenv.Start(t, bin, testenv.Options{Args: []string{"--hollow-nodes=3"}})
 	dir := t.TempDir()
-	k := func(args ...string) string {
-		t.Helper()
-		r := c.Kubectl(t, kubectlVersion, dir, args...)
-		if r.ExitCode != 0 {
-			t.Fatalf("kubectl %s: exit %d\n%s", strings.Join(args, " "), r.ExitCode, r.Combined())
-		}
-		return strings.TrimSpace(r.Stdout)
-	}
-	eventually := func(what string, f func() (string, bool)) {
-		t.Helper()
-		deadline := time.Now().Add(30 * time.Second)
-		for {
-			got, ok := f()
-			if ok {
-				return
-			}
-			if time.Now().After(deadline) {
-				t.Fatalf("%s: last seen:\n%s", what, got)
-			}
-			time.Sleep(300 * time.Millisecond)
-		}
-	}
+	k := func(args ...string) string { t.Helper(); return c.MustKubectl(t, kubectlVersion, dir, args...) }
+	eventually := func(what string, f func() (string, bool)) { t.Helper(); testenv.Eventually(t, what, 30*time.Second, f) }
 	// apply writes a pod manifest and creates it.
 	apply := func(name, class, cpu string, finalizer bool) {
 		t.Helper()

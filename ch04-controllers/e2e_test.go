@@ -32,29 +32,9 @@ func TestDeployments(t *testing.T) {
 	testenv.Kubectl(t, kubectl127)
 	bin := testenv.Build(t, "kubik/ch04-controllers")
 	c := testenv.Start(t, bin, testenv.Options{Args: []string{"--hollow-nodes=3"}})
-	kv := func(version string, args ...string) string {
-		t.Helper()
-		r := c.Kubectl(t, version, "", args...)
-		if r.ExitCode != 0 {
-			t.Fatalf("kubectl %s %s: exit %d\n%s", version, strings.Join(args, " "), r.ExitCode, r.Combined())
-		}
-		return strings.TrimSpace(r.Stdout)
-	}
+	kv := func(version string, args ...string) string { t.Helper(); return c.MustKubectl(t, version, "", args...) }
 	k := func(args ...string) string { t.Helper(); return kv(kubectl133, args...) }
-	eventually := func(what string, f func() (string, bool)) {
-		t.Helper()
-		deadline := time.Now().Add(60 * time.Second)
-		for {
-			got, ok := f()
-			if ok {
-				return
-			}
-			if time.Now().After(deadline) {
-				t.Fatalf("%s: last seen:\n%s", what, got)
-			}
-			time.Sleep(300 * time.Millisecond)
-		}
-	}
+	eventually := func(what string, f func() (string, bool)) { t.Helper(); testenv.Eventually(t, what, 60*time.Second, f) }
 	rolledOut := func(version string) {
 		t.Helper()
 		out := kv(version, "rollout", "status", "deployment/web", "--timeout=120s")

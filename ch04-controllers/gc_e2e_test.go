@@ -28,30 +28,10 @@ func TestGarbageCollectionNamespacesServiceAccountsVolumes(t *testing.T) {
 	bin := testenv.Build(t, "kubik/ch04-controllers")
 	c := testenv.Start(t, bin, testenv.Options{Args: []string{"--hollow-nodes=2"}})
 	dir := t.TempDir()
-	k := func(args ...string) string {
-		t.Helper()
-		r := c.Kubectl(t, v, dir, args...)
-		if r.ExitCode != 0 {
-			t.Fatalf("kubectl %s: exit %d\n%s", strings.Join(args, " "), r.ExitCode, r.Combined())
-		}
-		return strings.TrimSpace(r.Stdout)
-	}
+	k := func(args ...string) string { t.Helper(); return c.MustKubectl(t, v, dir, args...) }
 	// eventually polls until f is satisfied; the limit only turns a hang
 	// into a failure with the last output.
-	eventually := func(what string, f func() (string, bool)) {
-		t.Helper()
-		deadline := time.Now().Add(90 * time.Second)
-		for {
-			got, ok := f()
-			if ok {
-				return
-			}
-			if time.Now().After(deadline) {
-				t.Fatalf("%s: last seen:\n%s\n--- cluster log tail:\n%s", what, got, gcTail(c.Logs(), 40))
-			}
-			time.Sleep(300 * time.Millisecond)
-		}
-	}
+	eventually := func(what string, f func() (string, bool)) { t.Helper(); testenv.Eventually(t, what, 90*time.Second, f) }
 	count := func(want int, args ...string) func() (string, bool) {
 		return func() (string, bool) {
 			out := k(append(args, "-o", "name")...)
@@ -184,10 +164,3 @@ func gcLastLine(s string) string {
 	return lines[len(lines)-1]
 }
 
-func gcTail(s string, n int) string {
-	lines := strings.Split(s, "\n")
-	if len(lines) > n {
-		lines = lines[len(lines)-n:]
-	}
-	return strings.Join(lines, "\n")
-}

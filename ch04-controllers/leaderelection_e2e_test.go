@@ -12,7 +12,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
-	"strings"
 	"testing"
 	"time"
 
@@ -32,27 +31,10 @@ func TestControllerManagerFailover(t *testing.T) {
 	ch03 := testenv.Build(t, "kubik/ch03-scheduler")
 	kcmBin := testenv.Build(t, "kubik/ch04-controllers/cmd/kube-controller-manager")
 	c := testenv.Start(t, ch03, testenv.Options{Args: []string{"--hollow-nodes=2"}})
-	k := func(args ...string) string {
-		t.Helper()
-		r := c.Kubectl(t, kubectl133, "", args...)
-		if r.ExitCode != 0 {
-			t.Fatalf("kubectl %s: exit %d\n%s", strings.Join(args, " "), r.ExitCode, r.Combined())
-		}
-		return strings.TrimSpace(r.Stdout)
-	}
+	k := func(args ...string) string { t.Helper(); return c.MustKubectl(t, kubectl133, "", args...) }
 	eventually := func(what string, timeout time.Duration, f func() (string, bool)) {
 		t.Helper()
-		deadline := time.Now().Add(timeout)
-		for {
-			got, ok := f()
-			if ok {
-				return
-			}
-			if time.Now().After(deadline) {
-				t.Fatalf("%s: last seen:\n%s", what, got)
-			}
-			time.Sleep(300 * time.Millisecond)
-		}
+		testenv.Eventually(t, what, timeout, f)
 	}
 
 	kc := filepath.Join(t.TempDir(), "kube-controller-manager.kubeconfig")

@@ -109,28 +109,8 @@ func TestWorkloads(t *testing.T) {
 	c := testenv.Start(t, bin, testenv.Options{Args: []string{"--hollow-nodes=3",
 		"--node-monitor-period=1s", "--node-monitor-grace-period=15s"}})
 	dir := t.TempDir()
-	k := func(args ...string) string {
-		t.Helper()
-		r := c.Kubectl(t, kubectl133, dir, args...)
-		if r.ExitCode != 0 {
-			t.Fatalf("kubectl %s: exit %d\n%s", strings.Join(args, " "), r.ExitCode, r.Combined())
-		}
-		return strings.TrimSpace(r.Stdout)
-	}
-	eventually := func(what string, f func() (string, bool)) {
-		t.Helper()
-		deadline := time.Now().Add(90 * time.Second)
-		for {
-			got, ok := f()
-			if ok {
-				return
-			}
-			if time.Now().After(deadline) {
-				t.Fatalf("%s: last seen:\n%s", what, got)
-			}
-			time.Sleep(300 * time.Millisecond)
-		}
-	}
+	k := func(args ...string) string { t.Helper(); return c.MustKubectl(t, kubectl133, dir, args...) }
+	eventually := func(what string, f func() (string, bool)) { t.Helper(); testenv.Eventually(t, what, 90*time.Second, f) }
 	jsonpath := func(what, path string) func() string {
 		return func() string { return k("get", what, "-o", "jsonpath="+path) }
 	}

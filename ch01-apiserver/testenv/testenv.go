@@ -15,6 +15,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"sync"
 	"syscall"
 	"testing"
@@ -270,4 +271,33 @@ func DoJSON(ctx context.Context, hc *http.Client, baseURL, method, path string, 
 	defer resp.Body.Close()
 	data, err := io.ReadAll(resp.Body)
 	return resp, data, err
+}
+
+// MustKubectl is Kubectl that fails the test unless kubectl exits 0; it
+// returns stdout without the trailing newline.
+func (c *Cluster) MustKubectl(t testing.TB, version, dir string, args ...string) string {
+	t.Helper()
+	r := c.Kubectl(t, version, dir, args...)
+	if r.ExitCode != 0 {
+		t.Fatalf("kubectl %s: exit %d\n%s", strings.Join(args, " "), r.ExitCode, r.Combined())
+	}
+	return strings.TrimSpace(r.Stdout)
+}
+
+// Eventually polls f every 300 ms until it reports done. The timeout only
+// turns a hang into a failure, with what f saw last: it is not a
+// performance assertion.
+func Eventually(t testing.TB, what string, timeout time.Duration, f func() (last string, done bool)) {
+	t.Helper()
+	deadline := time.Now().Add(timeout)
+	for {
+		got, ok := f()
+		if ok {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%s: last seen:\n%s", what, got)
+		}
+		time.Sleep(300 * time.Millisecond)
+	}
 }
