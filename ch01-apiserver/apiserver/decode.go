@@ -167,3 +167,20 @@ func generateName(base string) string {
 	}
 	return base + string(b)
 }
+
+// decodeDeleteOptions reads a DELETE body: JSON (kubectl) or, from
+// components that speak protobuf (kube-controller-manager's clients), the
+// Kubernetes protobuf envelope around a DeleteOptions.
+func decodeDeleteOptions(contentType string, body []byte, opts *metav1.DeleteOptions) error {
+	if ct, _, err := mime.ParseMediaType(contentType); err == nil && ct == mediaProtobuf {
+		_, kind, raw, err := protobuf.DecodeEnvelope(body)
+		if err != nil {
+			return err
+		}
+		if kind != "" && kind != "DeleteOptions" {
+			return fmt.Errorf("expected DeleteOptions, got %s", kind)
+		}
+		return protobuf.Unmarshal(raw, opts)
+	}
+	return json.Unmarshal(body, opts)
+}

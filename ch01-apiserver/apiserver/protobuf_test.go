@@ -3,7 +3,10 @@ package apiserver_test
 import (
 	"net/http"
 	"os"
+	"strings"
 	"testing"
+
+	"kubik/ch01-apiserver/apiserver/protobuf"
 )
 
 func TestProtobufBodies(t *testing.T) {
@@ -44,5 +47,33 @@ func TestProtobufBodies(t *testing.T) {
 			continue
 		}
 		r.status(t)
+	}
+}
+
+// A DELETE body in protobuf, as client-go sends it from controllers (the
+// envelope around a DeleteOptions): its fields count, as in JSON.
+func TestProtobufDeleteOptions(t *testing.T) {
+	c := shared
+	ns := c.newNamespace(t)
+	const pb = "application/vnd.kubernetes.protobuf"
+	deleteOptions := func(policy string) []byte {
+		raw := []byte{0x08, 0x00} // gracePeriodSeconds (1): 0
+		raw = append(raw, 0x22, byte(len(policy)))
+		raw = append(raw, policy...) // propagationPolicy (4)
+		return protobuf.EncodeEnvelope("v1", "DeleteOptions", raw)
+	}
+	cms := "/api/v1/namespaces/" + ns + "/configmaps"
+	c.post(t, cms, map[string]any{"metadata": map[string]any{"name": "gone"}}).must(t, http.StatusCreated)
+
+	r := c.req(t, http.MethodDelete, cms+"/gone", deleteOptions("Sideways"), "Content-Type", pb)
+	if r.code != http.StatusUnprocessableEntity || !strings.Contains(string(r.body), `Unsupported value: \"Sideways\"`) {
+		t.Fatalf("an invalid propagationPolicy in protobuf: %d %s", r.code, r.body)
+	}
+	c.req(t, http.MethodDelete, cms+"/gone", deleteOptions("Background"), "Content-Type", pb).must(t, http.StatusOK)
+	c.get(t, cms+"/gone").expectError(t, http.StatusNotFound, "NotFound", `configmaps "gone" not found`)
+
+	r = c.req(t, http.MethodDelete, cms+"/gone", []byte("k8s\x00garbage"), "Content-Type", pb)
+	if r.code != http.StatusBadRequest {
+		t.Fatalf("garbage DeleteOptions: %d %s", r.code, r.body)
 	}
 }

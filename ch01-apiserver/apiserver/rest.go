@@ -2,7 +2,6 @@ package apiserver
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
@@ -261,7 +260,7 @@ func parseDeleteOptions(q *request) (*metav1.DeleteOptions, error) {
 		return nil, err
 	}
 	if len(strings.TrimSpace(string(body))) > 0 {
-		if err := json.Unmarshal(body, opts); err != nil {
+		if err := decodeDeleteOptions(q.r.Header.Get("Content-Type"), body, opts); err != nil {
 			return nil, ErrBadRequest(fmt.Sprintf("couldn't decode DeleteOptions: %v", err))
 		}
 	}
