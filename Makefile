@@ -8,7 +8,7 @@ TEST_TIMEOUT ?= 30m
 FUZZTIME     ?= 5s
 
 .DEFAULT_GOAL := help
-.PHONY: help ch01-run ch02-run ch03-run deps vet fmt-check test test-short bench-apiserver fuzz ref-build ref-up ref-down compare compare-golden golden
+.PHONY: help ch01-run ch02-run ch03-run ch04-run deps vet fmt-check test test-short bench-apiserver bench-scheduler bench-controllers fuzz ref-build ref-up ref-down compare compare-golden golden
 
 help: ## list the targets
 	@echo "Kubik: make <target>"
@@ -22,6 +22,9 @@ ch02-run: ## run the chapter 2 apiserver on an embedded etcd; state (etcd too) i
 
 ch03-run: ## chapter 2's cluster + kube-scheduler + 3 hollow (simulated) nodes; HOLLOW_NODES=N for more
 	$(GO) run ./ch03-scheduler --data-dir $(DATA_DIR) --hollow-nodes $(or $(HOLLOW_NODES),3)
+
+ch04-run: ## chapter 3's cluster + kube-controller-manager (replicaset, deployment, ...); HOLLOW_NODES=N for more
+	$(GO) run ./ch04-controllers --data-dir $(DATA_DIR) --hollow-nodes $(or $(HOLLOW_NODES),3)
 
 deps: ## install the system packages the tests need (only what is missing)
 	@scripts/ensure-deps.sh
@@ -42,6 +45,17 @@ test-short: ## quick tests only (go test -short)
 bench-apiserver: ## ch02 vs upstream kube-apiserver on fresh etcds: creates, LIST 10k pods, watch fan-out; with/without watch cache
 	@scripts/ensure-deps.sh etcd=etcd-server
 	$(GO) run ./ch02-etcd-store/cmd/bench -ref-bin $(REF_DIR)/bin $(BENCH_FLAGS)
+
+NODES        ?= 100,1000,5000
+PODS         ?= 5000
+SCHEDULERS   ?= kubik,upstream
+bench-scheduler: ## ch03 kube-scheduler vs upstream v1.35.4: pods/s, latency at NODES (100,1000,5000) × PODS (5000); SCHEDULERS=kubik,upstream
+	@scripts/ensure-deps.sh etcd=etcd-server
+	$(GO) run ./ch03-scheduler/cmd/bench-scheduler -ref-bin $(REF_DIR)/bin -nodes $(NODES) -pods $(PODS) -schedulers $(SCHEDULERS) $(BENCH_FLAGS)
+
+REPLICAS     ?= 1000
+bench-controllers: ## ch04 kube-controller-manager vs upstream v1.35.4: 1000-replica Deployment Available, then a rolling update, on 100 hollow nodes
+	$(GO) run ./ch04-controllers/cmd/bench-controllers -ref-bin $(REF_DIR)/bin -replicas $(REPLICAS) $(BENCH_FLAGS)
 
 fuzz: ## run every fuzz target for FUZZTIME (default 5s) each
 	@FUZZTIME=$(FUZZTIME) GO=$(GO) scripts/fuzz.sh

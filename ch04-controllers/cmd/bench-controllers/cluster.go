@@ -1,0 +1,208 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"kubik/ch01-apiserver/api/corev1"
+	"kubik/ch01-apiserver/pki"
+	"kubik/ch03-scheduler/client"
+)
+
+// --- processes --------------------------------------------------------------
+
+// proc is a process this program started (the cluster, a controller
+// manager); it is stopped by its
+// PID only.
+type proc struct {
+	name    string
+	cmd     *exec.Cmd
+	done    chan struct{}
+	logPath string
+}
+
+func startProc(name, logPath, binary string, args ...string) (*proc, error) {
+	logf, err := os.Create(logPath)
+	if err != nil {
+		return nil, err
+	}
+	cmd := exec.Command(binary, args...)
+	cmd.Stdout, cmd.Stderr = logf, logf
+	if err := cmd.Start(); err != nil {
+		logf.Close()
+		return nil, fmt.Errorf("starting %s: %w", name, err)
+	}
+	p := &proc{name: name, cmd: cmd, done: make(chan struct{}), logPath: logPath}
+	go func() { cmd.Wait(); logf.Close(); close(p.done) }()
+	return p, nil
+}
+
+// stop sends SIGTERM, then SIGKILL after 15s (ours writes its CPU profile
+// on SIGTERM).
+func (p *proc) stop() {
+	if p == nil {
+		return
+	}
+	p.cmd.Process.Signal(syscall.SIGTERM)
+	select {
+	case <-p.done:
+	case <-time.After(15 * time.Second):
+		p.cmd.Process.Kill()
+		<-p.done
+	}
+}
+
+func (p *proc) exited() bool {
+	select {
+	case <-p.done:
+		return true
+	default:
+		return false
+	}
+}
+
+// cpuTime is the user+system CPU time the process pid has used so far
+// (/proc/<pid>/stat, in clock ticks of 1/100 s on Linux).
+func cpuTime(pid int) time.Duration {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return 0
+	}
+	// The command name (field 2) may contain spaces; fields after ')' are fixed.
+	s := string(b)
+	if i := strings.LastIndexByte(s, ')'); i >= 0 {
+		s = s[i+1:]
+	}
+	f := strings.Fields(s)
+	if len(f) < 13 {
+		return 0
+	}
+	utime, _ := strconv.ParseInt(f[11], 10, 64)
+	stime, _ := strconv.ParseInt(f[12], 10, 64)
+	return time.Duration(utime+stime) * 10 * time.Millisecond
+}
+
+// --- the cluster ------------------------------------------------------------
+
+// cluster is one fresh chapter 3 binary: the apiserver on an embedded etcd,
+// our kube-scheduler and the hollow nodes, in one process; plus the
+// kubeconfigs of the administrator and of system:kube-controller-manager
+// (for the manager under test).
+type cluster struct {
+	*proc
+	url             string
+	adminKubeconfig string
+	kcmKubeconfig   string
+}
+
+// startCluster runs the ch03 binary with --hollow-nodes=nodes in dir/data
+// and waits until every node is Ready and untainted (the binary's
+// not-ready-taint stand-in removes node.kubernetes.io/not-ready).
+func startCluster(ctx context.Context, binary, dir string, nodes int) (c *cluster, err error) {
+	data := filepath.Join(dir, "data")
+	port, err := freePort()
+	if err != nil {
+		return nil, err
+	}
+	c = &cluster{url: "https://127.0.0.1:" + strconv.Itoa(port), adminKubeconfig: filepath.Join(data, "admin.kubeconfig")}
+	c.proc, err = startProc("kubik cluster (ch03 binary)", filepath.Join(dir, "cluster.log"), binary,
+		"--data-dir", data, "--secure-port", strconv.Itoa(port), "--hollow-nodes", strconv.Itoa(nodes),
+		"--leader-elect=false", "--log-level", "warn")
+	if err != nil {
+		return nil, err
+	}
+	defer func() {
+		if err != nil {
+			c.stop()
+		}
+	}()
+
+	// The apiserver, then the nodes.
+	deadline := time.Now().Add(2 * time.Minute)
+	var admin *client.Client
+	for {
+		if admin == nil {
+			if _, err := os.Stat(c.adminKubeconfig); err == nil {
+				admin, _ = newClient(c.adminKubeconfig, "bench-controllers")
+			}
+		}
+		var ready int
+		err = errors.New("no admin.kubeconfig yet")
+		if admin != nil {
+			ready, err = readyNodes(ctx, admin)
+			if err == nil && ready == nodes {
+				break
+			}
+		}
+		if c.exited() {
+			return nil, fmt.Errorf("%s exited (log: %s)", c.name, c.logPath)
+		}
+		if time.Now().After(deadline) || ctx.Err() != nil {
+			return nil, fmt.Errorf("%d of %d hollow nodes Ready and untainted after 2m (last error: %v; log: %s)",
+				ready, nodes, err, c.logPath)
+		}
+		time.Sleep(500 * time.Millisecond)
+	}
+
+	ca, err := pki.EnsureCA(data)
+	if err != nil {
+		return nil, err
+	}
+	c.kcmKubeconfig = filepath.Join(dir, "controller-manager.kubeconfig")
+	if err := ca.WriteIdentityKubeconfig(c.kcmKubeconfig, c.url, pki.ControllerManager); err != nil {
+		return nil, err
+	}
+	return c, nil
+}
+
+func freePort() (int, error) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return 0, err
+	}
+	defer ln.Close()
+	return ln.Addr().(*net.TCPAddr).Port, nil
+}
+
+func readyNodes(ctx context.Context, c *client.Client) (int, error) {
+	list, err := client.List[corev1.Node](ctx, c, "", client.ListOptions{})
+	if err != nil {
+		return 0, err
+	}
+	n := 0
+	for _, node := range list.Items {
+		ready := false
+		for _, cond := range node.Status.Conditions {
+			if cond.Type == corev1.NodeReady && cond.Status == corev1.ConditionTrue {
+				ready = true
+			}
+		}
+		for _, t := range node.Spec.Taints {
+			if t.Key == "node.kubernetes.io/not-ready" {
+				ready = false
+			}
+		}
+		if ready {
+			n++
+		}
+	}
+	return n, nil
+}
+
+// newClient is an unthrottled client for the benchmark's own requests.
+func newClient(kubeconfig, userAgent string) (*client.Client, error) {
+	k, err := pki.LoadKubeconfig(kubeconfig)
+	if err != nil {
+		return nil, err
+	}
+	return client.NewForConfig(client.Config{Kubeconfig: k, UserAgent: userAgent, QPS: -1, Timeout: time.Minute})
+}
