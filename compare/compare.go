@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -18,20 +19,24 @@ import (
 // ignored here: the goldens recorded from real Kubernetes are the reference.
 //
 // Front matter in an HTML comment sets the chapter, the reference
-// components and, optionally, extra flags for the Kubik binary
-// (comma-separated):
+// components and, optionally, extra flags for the Kubik binary and for the
+// reference components (comma-separated; a reference flag is prefixed with
+// the component it is for, so both sides can be given the same setting):
 //
 //	<!-- compare: chapter=ch01-apiserver ref-components= -->
 //	<!-- compare: chapter=ch03-scheduler ref-components=kube-scheduler args=--hollow-nodes=0 -->
+//	<!-- compare: chapter=ch04-controllers ref-components=kube-controller-manager args=--node-monitor-grace-period=20s
+//	     ref-args=kube-controller-manager:--node-monitor-grace-period=20s -->
 //
 // A command whose difference is known and explained carries a comment
 // "# known: <why>" — it is still run and shown, but not scored.
 type Scenario struct {
 	Name          string
 	Path          string
-	Chapter       string   // e.g. ch01-apiserver: the Kubik binary to compare
-	RefComponents []string // what the reference cluster must run besides kube-apiserver
-	Args          []string // extra flags for the Kubik binary
+	Chapter       string              // e.g. ch01-apiserver: the Kubik binary to compare
+	RefComponents []string            // what the reference cluster must run besides kube-apiserver
+	Args          []string            // extra flags for the Kubik binary
+	RefArgs       map[string][]string // extra flags per reference component
 	Steps         []labtest.Step
 }
 
@@ -70,7 +75,23 @@ func LoadScenario(path string) (*Scenario, error) {
 				s.RefComponents = splitList(v)
 			case "args":
 				s.Args = splitList(v)
+			case "ref-args":
+				for _, a := range splitList(v) {
+					component, flag, ok := strings.Cut(a, ":")
+					if !ok || component == "" || !strings.HasPrefix(flag, "-") {
+						return nil, fmt.Errorf("%s: ref-args wants component:--flag, not %q", path, a)
+					}
+					if s.RefArgs == nil {
+						s.RefArgs = map[string][]string{}
+					}
+					s.RefArgs[component] = append(s.RefArgs[component], flag)
+				}
 			}
+		}
+	}
+	for component := range s.RefArgs {
+		if component != "kube-apiserver" && !slices.Contains(s.RefComponents, component) {
+			return nil, fmt.Errorf("%s: ref-args for %s, which ref-components does not start", path, component)
 		}
 	}
 	if s.Chapter == "" {

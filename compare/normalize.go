@@ -41,6 +41,10 @@ var rules = []struct {
 	// Random name parts: pod-template-hash (9–10 safe characters) and generateName's 5.
 	{regexp.MustCompile(`-[bcdfghjklmnpqrstvwxz2456789]{9,10}\b`), "-<HASH>"},
 	{regexp.MustCompile(`-[bcdfghjklmnpqrstvwxz2456789]{5}\b`), "-<SUFFIX>"},
+	// The pod-template-hash label's value where it is not part of a name
+	// (a selector, describe's Labels, JSON). Kubik computes it with another
+	// hash function than upstream by design (ch04-controllers/controller/hash.go).
+	{regexp.MustCompile(`(pod-template-hash"?[=:]"?)[bcdfghjklmnpqrstvwxz2456789]{1,10}\b`), "${1}<HASH>"},
 }
 
 // ageColumns are the table columns that hold durations.
@@ -50,6 +54,7 @@ var (
 	durationCell = regexp.MustCompile(`^(<invalid>|<unknown>|\d+[smhdy](\d+[smh])?)$`)
 	headerLine   = regexp.MustCompile(`^[A-Z][A-Z0-9()/-]*( [A-Z][A-Z0-9()/-]*)*(\s{2,}[A-Z][A-Z0-9()/-]*( [A-Z][A-Z0-9()/-]*)*)+\s*$`)
 	columnGap    = regexp.MustCompile(`\s{3,}`)
+	columnName   = regexp.MustCompile(`[A-Z][A-Z0-9()/-]*( [A-Z][A-Z0-9()/-]*)*`)
 	clusterIP    = regexp.MustCompile(`\b10\.(9[6-9]|10[0-9]|11[01])\.\d{1,3}\.\d{1,3}\b`)
 )
 
@@ -59,29 +64,39 @@ var (
 // another width moves every column after it.
 func Normalize(out string) string {
 	lines := strings.Split(strings.TrimRight(out, "\n"), "\n")
-	var ageIdx []int
+	var ageAt, ageIdx []int // byte offsets and cell indexes of the duration columns in the current table
 	inTable := false
 	for i, line := range lines {
 		line = strings.TrimRight(line, " ")
 		switch {
 		case headerLine.MatchString(line):
-			cells := columnGap.Split(strings.TrimSpace(line), -1)
-			ageIdx = ageIdx[:0]
-			for j, c := range cells {
-				if ageColumns[c] {
-					ageIdx = append(ageIdx, j)
+			ageAt, ageIdx = ageAt[:0], ageIdx[:0]
+			for j, loc := range columnName.FindAllStringIndex(line, -1) {
+				if ageColumns[line[loc[0]:loc[1]]] {
+					ageAt, ageIdx = append(ageAt, loc[0]), append(ageIdx, j)
 				}
 			}
 			inTable = true
-			lines[i] = strings.Join(cells, "  ")
+			lines[i] = strings.Join(columnGap.Split(strings.TrimSpace(line), -1), "  ")
 		case line == "":
 			inTable = false
 			lines[i] = line
 		case inTable:
-			cells := columnGap.Split(line, -1)
-			for _, j := range ageIdx {
-				if j < len(cells) && durationCell.MatchString(cells[j]) {
-					cells[j] = "<AGE>"
+			// kubectl pads every row to the header's column offsets, so a
+			// duration is found where its header starts — even when an
+			// empty cell before it (a PV's CLAIM, STORAGECLASS) makes
+			// counting cells useless. Rows not aligned with their header
+			// fall back to counting cells.
+			aligned := line
+			for j := len(ageAt) - 1; j >= 0; j-- {
+				aligned = replaceAgeAt(aligned, ageAt[j])
+			}
+			cells := columnGap.Split(aligned, -1)
+			if aligned == line {
+				for _, j := range ageIdx {
+					if j < len(cells) && durationCell.MatchString(cells[j]) {
+						cells[j] = "<AGE>"
+					}
 				}
 			}
 			lines[i] = strings.Join(cells, "  ")
@@ -100,4 +115,20 @@ func Normalize(out string) string {
 		}
 		return "<CLUSTER-IP>"
 	})
+}
+
+// replaceAgeAt replaces the cell starting at byte offset off of a table row
+// by <AGE> if it is a duration.
+func replaceAgeAt(row string, off int) string {
+	if off >= len(row) || row[off] == ' ' || (off > 0 && row[off-1] != ' ') {
+		return row
+	}
+	end := strings.IndexByte(row[off:], ' ')
+	if end < 0 {
+		end = len(row) - off
+	}
+	if !durationCell.MatchString(row[off : off+end]) {
+		return row
+	}
+	return row[:off] + "<AGE>" + row[off+end:]
 }

@@ -54,7 +54,10 @@ func (c *EndpointSliceController) syncService(ctx context.Context, key string) e
 		}
 	}
 	if len(want) == 0 {
-		want = append(want, wanted{nil, []discoveryv1.Endpoint{}}) // the placeholder
+		// The placeholder: no ports, no endpoints. Upstream builds it with an
+		// empty list, which its protobuf storage gives back as null; ours
+		// stores JSON, so nil keeps "endpoints": null on the wire as there.
+		want = append(want, wanted{nil, nil})
 	}
 
 	// Reuse existing slices with the same ports first, then any.

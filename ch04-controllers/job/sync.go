@@ -276,13 +276,19 @@ func (c *JobController) setSuspended(jc *syncJobCtx, suspended bool) {
 	ref := controller.RefFor(&jc.job.ObjectMeta, "batch/v1", "Job")
 	switch {
 	case suspended && (cond == nil || cond.Status != corev1.ConditionTrue):
+		// StartTime stays: upstream clears it only behind the alpha gate
+		// MutableSchedulingDirectivesForSuspendedJobs (off in v1.35), so
+		// kubectl get job keeps printing a DURATION for a suspended Job.
 		st.Conditions = setCondition(st.Conditions, *newCondition(batchv1.JobSuspended, "JobSuspended", "Job suspended", jc.now))
-		st.StartTime = nil
 		c.recorder.Eventf(ref, corev1.EventTypeNormal, "Suspended", "Job suspended")
 	case !suspended && cond != nil && cond.Status == corev1.ConditionTrue:
 		resumed := newCondition(batchv1.JobSuspended, "JobResumed", "Job resumed", jc.now)
 		resumed.Status = corev1.ConditionFalse
 		st.Conditions = setCondition(st.Conditions, *resumed)
+		// A resumed Job starts its activeDeadlineSeconds afresh: the time
+		// it was suspended does not count.
+		t := metav1.NewTime(jc.now)
+		st.StartTime = &t
 		c.recorder.Eventf(ref, corev1.EventTypeNormal, "Resumed", "Job resumed")
 	}
 }

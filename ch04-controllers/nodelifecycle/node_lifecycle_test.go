@@ -35,6 +35,9 @@ func TestReconcileTaints(t *testing.T) {
 			corev1.Node{Spec: corev1.NodeSpec{Taints: []corev1.Taint{{Key: corev1.TaintNodeNotReady, Effect: corev1.TaintEffectNoSchedule}, {Key: "dedicated", Effect: corev1.TaintEffectNoSchedule}}},
 				Status: corev1.NodeStatus{Conditions: []corev1.NodeCondition{cond(corev1.NodeReady, corev1.ConditionTrue)}}},
 			[]string{"dedicated:NoSchedule"}},
+		{"no conditions posted yet: the admission taint goes too, as upstream",
+			corev1.Node{Spec: corev1.NodeSpec{Taints: []corev1.Taint{{Key: corev1.TaintNodeNotReady, Effect: corev1.TaintEffectNoSchedule}}}},
+			nil},
 		{"not ready",
 			corev1.Node{Status: corev1.NodeStatus{Conditions: []corev1.NodeCondition{cond(corev1.NodeReady, corev1.ConditionFalse)}}},
 			[]string{"node.kubernetes.io/not-ready:NoExecute", "node.kubernetes.io/not-ready:NoSchedule"}},
@@ -149,8 +152,8 @@ func TestNodeGoesSilent(t *testing.T) {
 		t.Errorf("taints %v, want %v", got, want)
 	}
 	for _, tt := range node.Spec.Taints {
-		if tt.Effect == corev1.TaintEffectNoExecute && tt.TimeAdded == nil {
-			t.Error("NoExecute taint without timeAdded")
+		if tt.TimeAdded == nil {
+			t.Errorf("taint %s without timeAdded", tt.ToString())
 		}
 	}
 

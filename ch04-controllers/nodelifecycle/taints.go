@@ -39,11 +39,10 @@ func desiredTaints(node *corev1.Node) (noSchedule, noExecute []string) {
 	if node.Spec.Unschedulable {
 		noSchedule = append(noSchedule, corev1.TaintNodeUnschedulable)
 	}
-	// A node without a Ready condition yet keeps the not-ready taint the
-	// apiserver gave it.
-	if getCondition(&node.Status, corev1.NodeReady) == nil {
-		noSchedule = append(noSchedule, corev1.TaintNodeNotReady)
-	}
+	// Only conditions map to taints: a node that has posted none yet loses
+	// the not-ready taint the apiserver gave it, as upstream's
+	// doNoScheduleTaintingPass does (a real kubelet registers its node with
+	// its conditions already set).
 	if ready := getCondition(&node.Status, corev1.NodeReady); ready != nil {
 		switch ready.Status {
 		case corev1.ConditionFalse:
@@ -103,9 +102,12 @@ func reconcileTaints(node *corev1.Node, now metav1.Time) ([]corev1.Taint, bool) 
 	has := func(key string, effect corev1.TaintEffect) bool {
 		return slices.ContainsFunc(out, func(t corev1.Taint) bool { return t.Key == key && t.Effect == effect })
 	}
+	// Every taint the controller adds carries timeAdded, NoSchedule ones too
+	// (upstream: SwapNodeControllerTaint stamps all taintsToAdd).
 	for _, key := range noSchedule {
 		if !has(key, corev1.TaintEffectNoSchedule) {
-			out = append(out, corev1.Taint{Key: key, Effect: corev1.TaintEffectNoSchedule})
+			added := now
+			out = append(out, corev1.Taint{Key: key, Effect: corev1.TaintEffectNoSchedule, TimeAdded: &added})
 			changed = true
 		}
 	}

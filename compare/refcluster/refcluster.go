@@ -37,6 +37,10 @@ type Options struct {
 	Components  []string // beyond the apiserver: ControllerManager, Scheduler
 	EtcdBinary  string   // default: etcd on PATH
 	ServiceCIDR string   // default 10.96.0.0/12
+	// ExtraArgs are appended to a component's flags (key: its name, e.g.
+	// ControllerManager), so a scenario can give the reference the same
+	// setting it gives Kubik (a shorter --node-monitor-grace-period).
+	ExtraArgs map[string][]string
 }
 
 // Cluster describes a running reference cluster.
@@ -138,15 +142,15 @@ func Up(ctx context.Context, o Options) (*Cluster, error) {
 		"--initial-cluster", "ref="+peerURL); err != nil {
 		return nil, err
 	}
-	if err := start(o.Dir, APIServer, filepath.Join(bin, APIServer),
-		"--etcd-servers", etcdURL,
+	apiArgs := []string{"--etcd-servers", etcdURL,
 		"--bind-address", "127.0.0.1", "--advertise-address", "127.0.0.1", "--secure-port", strconv.Itoa(apiPort),
 		"--cert-dir", filepath.Join(o.Dir, "apiserver-certs"),
 		"--tls-cert-file", certFile, "--tls-private-key-file", keyFile, "--client-ca-file", p(pki.CACertFile),
 		"--service-account-key-file", p(pki.SAPubFile), "--service-account-signing-key-file", p(pki.SAKeyFile),
 		"--service-account-issuer", "https://kubernetes.default.svc.cluster.local",
 		"--authorization-mode", "Node,RBAC", "--service-cluster-ip-range", o.ServiceCIDR,
-		"--profiling=false"); err != nil {
+		"--profiling=false"}
+	if err := start(o.Dir, APIServer, filepath.Join(bin, APIServer), append(apiArgs, o.ExtraArgs[APIServer]...)...); err != nil {
 		Down(o.Dir)
 		return nil, err
 	}
@@ -170,6 +174,7 @@ func Up(ctx context.Context, o Options) (*Cluster, error) {
 			Down(o.Dir)
 			return nil, fmt.Errorf("unknown component %q", c)
 		}
+		args = append(args, o.ExtraArgs[c]...)
 		if err := start(o.Dir, c, filepath.Join(bin, c), args...); err != nil {
 			Down(o.Dir)
 			return nil, err

@@ -64,7 +64,7 @@ func reference(s *compare.Scenario, kubectl, refKubeconfig, refBin string) ([]co
 		return nil, err
 	}
 	defer os.RemoveAll(dir)
-	c, err := refcluster.Up(context.Background(), refcluster.Options{Dir: dir, BinDir: refBin, Components: s.RefComponents})
+	c, err := refcluster.Up(context.Background(), refcluster.Options{Dir: dir, BinDir: refBin, Components: s.RefComponents, ExtraArgs: s.RefArgs})
 	if err != nil {
 		return nil, err
 	}
