@@ -770,8 +770,8 @@ kube-public   Active   1s
 kube-system   Active   1s
 team-a        Active   1s`, "get", "ns")
 	k.table(`
-NAME    SECRETS   AGE
-robot   0         1s`, "get", "sa", "-n", "team-a")
+NAME    AGE
+robot   1s`, "get", "sa", "-n", "team-a")
 	k.table(`
 NAME   TYPE     DATA   AGE
 db     Opaque   1      1s`, "get", "secret")

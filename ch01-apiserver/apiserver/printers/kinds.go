@@ -425,15 +425,13 @@ var secretPrinter = printer{
 	},
 }
 
+// serviceAccountPrinter: NAME and AGE only. The SECRETS column went away
+// upstream once ServiceAccounts stopped getting token Secrets (1.24).
 var serviceAccountPrinter = printer{
-	columns: []metav1.TableColumnDefinition{
-		nameColumn,
-		column("Secrets", "string", doc("core/v1 ServiceAccount.secrets")),
-		ageColumn,
-	},
+	columns: []metav1.TableColumnDefinition{nameColumn, ageColumn},
 	row: func(obj metav1.Object, now time.Time) ([]any, []metav1.TableRowCondition) {
 		sa := obj.(*corev1.ServiceAccount)
-		return []any{sa.Name, int64(len(sa.Secrets)), age(sa.CreationTimestamp, now)}, nil
+		return []any{sa.Name, age(sa.CreationTimestamp, now)}, nil
 	},
 }
 
