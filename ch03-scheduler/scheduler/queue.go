@@ -36,7 +36,7 @@ type SchedulingQueue struct {
 	less func(a, b *framework.QueuedPodInfo) bool
 	now  func() time.Time
 
-	activeQ       []*framework.QueuedPodInfo
+	activeQ       *activeQueue
 	backoffQ      map[string]*framework.QueuedPodInfo
 	unschedulable map[string]*framework.QueuedPodInfo
 	unschedSince  map[string]time.Time
@@ -56,7 +56,7 @@ type SchedulingQueue struct {
 }
 
 func NewSchedulingQueue(less func(a, b *framework.QueuedPodInfo) bool) *SchedulingQueue {
-	q := &SchedulingQueue{less: less, now: time.Now,
+	q := &SchedulingQueue{less: less, now: time.Now, activeQ: newActiveQueue(less),
 		backoffQ: map[string]*framework.QueuedPodInfo{}, unschedulable: map[string]*framework.QueuedPodInfo{},
 		unschedSince: map[string]time.Time{}, inFlight: map[string]bool{}, moveRequestCycle: -1,
 		nominator: newNominator(nil)}
@@ -97,7 +97,7 @@ func (q *SchedulingQueue) Add(pod *corev1.Pod) {
 	defer q.mu.Unlock()
 	k := key(pod)
 	q.removeLocked(k)
-	q.activeQ = append(q.activeQ, &framework.QueuedPodInfo{Pod: pod, Timestamp: q.now()})
+	q.activeQ.add(&framework.QueuedPodInfo{Pod: pod, Timestamp: q.now()})
 	q.cond.Broadcast()
 }
 
@@ -108,11 +108,10 @@ func (q *SchedulingQueue) Update(oldPod, newPod *corev1.Pod) {
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	k := key(newPod)
-	for _, p := range q.activeQ {
-		if key(p.Pod) == k {
-			p.Pod = newPod
-			return
-		}
+	if p, ok := q.activeQ.get(k); ok {
+		p.Pod = newPod
+		q.activeQ.add(p) // its priority may have changed
+		return
 	}
 	if p, ok := q.backoffQ[k]; ok {
 		p.Pod = newPod
@@ -128,7 +127,7 @@ func (q *SchedulingQueue) Update(oldPod, newPod *corev1.Pod) {
 		return
 	}
 	if !q.inFlight[k] {
-		q.activeQ = append(q.activeQ, &framework.QueuedPodInfo{Pod: newPod, Timestamp: q.now()})
+		q.activeQ.add(&framework.QueuedPodInfo{Pod: newPod, Timestamp: q.now()})
 		q.cond.Broadcast()
 	}
 }
@@ -148,12 +147,7 @@ func (q *SchedulingQueue) Delete(pod *corev1.Pod) {
 }
 
 func (q *SchedulingQueue) removeLocked(k string) {
-	for i, p := range q.activeQ {
-		if key(p.Pod) == k {
-			q.activeQ = append(q.activeQ[:i], q.activeQ[i+1:]...)
-			break
-		}
-	}
+	q.activeQ.remove(k)
 	delete(q.backoffQ, k)
 	delete(q.unschedulable, k)
 	delete(q.unschedSince, k)
@@ -164,20 +158,13 @@ func (q *SchedulingQueue) removeLocked(k string) {
 func (q *SchedulingQueue) Pop() (*framework.QueuedPodInfo, int64) {
 	q.mu.Lock()
 	defer q.mu.Unlock()
-	for len(q.activeQ) == 0 && !q.closed {
+	for q.activeQ.len() == 0 && !q.closed {
 		q.cond.Wait()
 	}
 	if q.closed {
 		return nil, 0
 	}
-	best := 0
-	for i := range q.activeQ {
-		if q.less(q.activeQ[i], q.activeQ[best]) {
-			best = i
-		}
-	}
-	p := q.activeQ[best]
-	q.activeQ = append(q.activeQ[:best], q.activeQ[best+1:]...)
+	p := q.activeQ.pop()
 	q.schedulingCycle++
 	p.Attempts++
 	if p.InitialAttemptTimestamp.IsZero() {
@@ -254,7 +241,7 @@ func (q *SchedulingQueue) requeueLocked(p *framework.QueuedPodInfo) {
 		q.backoffQ[key(p.Pod)] = p
 		return
 	}
-	q.activeQ = append(q.activeQ, p)
+	q.activeQ.add(p)
 	q.cond.Broadcast()
 }
 
@@ -273,7 +260,7 @@ func (q *SchedulingQueue) flushBackoffQCompleted() {
 	for k, p := range q.backoffQ {
 		if !q.now().Before(q.backoffExpiry(p)) {
 			delete(q.backoffQ, k)
-			q.activeQ = append(q.activeQ, p)
+			q.activeQ.add(p)
 			q.cond.Broadcast()
 		}
 	}
@@ -295,5 +282,5 @@ func (q *SchedulingQueue) flushUnschedulablePodsLeftover() {
 func (q *SchedulingQueue) Lens() (active, backoff, unschedulable int) {
 	q.mu.Lock()
 	defer q.mu.Unlock()
-	return len(q.activeQ), len(q.backoffQ), len(q.unschedulable)
+	return q.activeQ.len(), len(q.backoffQ), len(q.unschedulable)
 }

@@ -33,6 +33,7 @@ import (
 
 	"kubik/ch01-apiserver/api/corev1"
 	"kubik/ch01-apiserver/api/metav1"
+	"kubik/ch01-apiserver/pki"
 	"kubik/ch03-scheduler/client"
 	"kubik/ch03-scheduler/informer"
 	"kubik/ch03-scheduler/leaderelection"
@@ -53,7 +54,12 @@ type Config struct {
 	Kubeconfig    string // identity system:kube-scheduler
 	SchedulerName string // the pods' spec.schedulerName this scheduler serves
 	LeaderElect   bool   // compete for the Lease kube-system/kube-scheduler
-	Logger        *slog.Logger
+	// KubeAPIQPS and KubeAPIBurst limit the requests the scheduler sends
+	// (binds, status updates); events have a client and a limit of their
+	// own, as upstream's. 0: upstream's defaults, 50 and 100.
+	KubeAPIQPS   float64
+	KubeAPIBurst int
+	Logger       *slog.Logger
 }
 
 // Scheduler is one running scheduler.
@@ -87,11 +93,23 @@ func Run(ctx context.Context, cfg Config) error {
 		log = slog.New(slog.DiscardHandler)
 	}
 	log = log.With("component", "kube-scheduler")
-	c, err := client.New(cfg.Kubeconfig, "kube-scheduler/"+Version)
+	newClient := func() (*client.Client, error) {
+		k, err := pki.LoadKubeconfig(cfg.Kubeconfig)
+		if err != nil {
+			return nil, err
+		}
+		return client.NewForConfig(client.Config{Kubeconfig: k, UserAgent: "kube-scheduler/" + Version,
+			QPS: cfg.KubeAPIQPS, Burst: cfg.KubeAPIBurst})
+	}
+	c, err := newClient()
 	if err != nil {
 		return err
 	}
-	s, err := New(c, cfg.SchedulerName, log)
+	eventClient, err := newClient()
+	if err != nil {
+		return err
+	}
+	s, err := New(c, eventClient, cfg.SchedulerName, log)
 	if err != nil {
 		return err
 	}
@@ -130,9 +148,9 @@ func Run(ctx context.Context, cfg Config) error {
 	return errors.New("leaderelection lost")
 }
 
-// New builds a scheduler over c with the default profile; its informers
-// are not running yet.
-func New(c *client.Client, schedulerName string, log *slog.Logger) (*Scheduler, error) {
+// New builds a scheduler over c with the default profile, writing events
+// through eventClient (it may be c); its informers are not running yet.
+func New(c, eventClient *client.Client, schedulerName string, log *slog.Logger) (*Scheduler, error) {
 	pl, weights := plugins.Default(c)
 	fw, err := framework.New(pl, weights)
 	if err != nil {
@@ -146,7 +164,7 @@ func New(c *client.Client, schedulerName string, log *slog.Logger) (*Scheduler, 
 	host, _ := os.Hostname()
 	s := &Scheduler{name: schedulerName, client: c, fw: fw, log: log,
 		queue: NewSchedulingQueue(fw.QueueSortLess), cache: NewCache(),
-		recorder: NewRecorder(c, schedulerName, schedulerName+"-"+host, log)}
+		recorder: NewRecorder(eventClient, schedulerName, schedulerName+"-"+host, log)}
 	// Pods that have not finished: the unscheduled ones feed the queue, the
 	// bound ones the cache (as upstream's scheduler informer).
 	s.pods = informer.New[corev1.Pod](c, informer.Options{FieldSelector: "status.phase!=Succeeded,status.phase!=Failed", Logger: log})

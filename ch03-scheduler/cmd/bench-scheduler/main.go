@@ -166,7 +166,7 @@ func run(ctx context.Context) error {
 	if *kubikSched != "" {
 		ours = *kubikSched
 	}
-	fmt.Printf("ours: kube-scheduler --leader-elect=false --log-level=warn (%s)\n", ours)
+	fmt.Printf("ours: kube-scheduler --leader-elect=false --kube-api-qps=10000 --kube-api-burst=10000 --log-level=warn (%s)\n", ours)
 	fmt.Printf("upstream: kube-scheduler --leader-elect=false --kube-api-qps=10000 --kube-api-burst=10000 (-v=0)\n")
 
 	// Every run of one scheduler at one node count, in order; with -reps
@@ -277,7 +277,8 @@ func chooseAPIServer(ctx context.Context, tmp string, bins binaries, withUpstrea
 func startScheduler(which, dir string, nodes, rep int, cp *controlPlane, bins binaries) (*proc, error) {
 	logPath := filepath.Join(dir, "scheduler.log")
 	if which == "kubik" {
-		args := []string{"--kubeconfig", cp.schedKubeconfig, "--leader-elect=false", "--log-level", "warn"}
+		args := []string{"--kubeconfig", cp.schedKubeconfig, "--leader-elect=false", "--log-level", "warn",
+			"--kube-api-qps=10000", "--kube-api-burst=10000"}
 		if *cpuprofileDir != "" {
 			abs, err := filepath.Abs(filepath.Join(*cpuprofileDir, fmt.Sprintf("kubik-scheduler-%d-%d.pprof", nodes, rep+1)))
 			if err != nil {

@@ -3,7 +3,8 @@
 // at — Kubik's or upstream's. `make bench-scheduler` starts it next to
 // upstream's kube-scheduler binary with the same flag names:
 //
-//	kube-scheduler --kubeconfig scheduler.kubeconfig --leader-elect=false
+//	kube-scheduler --kubeconfig scheduler.kubeconfig --leader-elect=false \
+//	    --kube-api-qps=10000 --kube-api-burst=10000
 //
 // --cpuprofile writes a Go CPU profile of the whole run (read it with
 // `go tool pprof`), stopped when the process ends on SIGTERM or Ctrl-C.
@@ -26,20 +27,23 @@ import (
 )
 
 func main() {
-	kubeconfig := flag.String("kubeconfig", "", "kubeconfig of the scheduler's identity (system:kube-scheduler)")
-	leaderElect := flag.Bool("leader-elect", true, "compete for the Lease kube-system/kube-scheduler before scheduling")
+	var cfg scheduler.Config
+	flag.StringVar(&cfg.Kubeconfig, "kubeconfig", "", "kubeconfig of the scheduler's identity (system:kube-scheduler)")
+	flag.BoolVar(&cfg.LeaderElect, "leader-elect", true, "compete for the Lease kube-system/kube-scheduler before scheduling")
+	flag.Float64Var(&cfg.KubeAPIQPS, "kube-api-qps", 50, "QPS to use while talking with kubernetes apiserver.")
+	flag.IntVar(&cfg.KubeAPIBurst, "kube-api-burst", 100, "Burst to use while talking with kubernetes apiserver.")
 	logLevel := flag.String("log-level", "info", "debug, info, warn or error")
 	cpuprofile := flag.String("cpuprofile", "", "write a CPU profile of the run to this file")
 	flag.Parse()
 
-	if err := run(*kubeconfig, *leaderElect, *logLevel, *cpuprofile); err != nil {
+	if err := run(cfg, *logLevel, *cpuprofile); err != nil {
 		fmt.Fprintln(os.Stderr, "kube-scheduler:", err)
 		os.Exit(1)
 	}
 }
 
-func run(kubeconfig string, leaderElect bool, logLevel, cpuprofile string) error {
-	if kubeconfig == "" {
+func run(cfg scheduler.Config, logLevel, cpuprofile string) error {
+	if cfg.Kubeconfig == "" {
 		return errors.New("--kubeconfig is required")
 	}
 	var level slog.Level
@@ -62,5 +66,6 @@ func run(kubeconfig string, leaderElect bool, logLevel, cpuprofile string) error
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	return scheduler.Run(ctx, scheduler.Config{Kubeconfig: kubeconfig, LeaderElect: leaderElect, Logger: log})
+	cfg.Logger = log
+	return scheduler.Run(ctx, cfg)
 }

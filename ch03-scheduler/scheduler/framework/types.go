@@ -280,25 +280,53 @@ func (n *NodeInfo) AddPod(p *corev1.Pod) {
 	}
 }
 
-// RemovePod removes the pod with p's UID.
+// RemovePod removes the pod with p's UID and subtracts what it asked for
+// (the pod stored on the node, not p: it may be a newer version). Only
+// this pod's requests are computed, so removing is cheap however many pods
+// the node runs. The slices are copied, never changed in place: a
+// snapshot's Clone may share them.
 func (n *NodeInfo) RemovePod(p *corev1.Pod) bool {
 	for i, q := range n.Pods {
-		if q.UID == p.UID {
-			n.Pods = append(n.Pods[:i:i], n.Pods[i+1:]...)
-			n.recompute()
-			return true
+		if q.UID != p.UID {
+			continue
 		}
+		n.Pods = append(n.Pods[:i:i], n.Pods[i+1:]...)
+		n.Requested.SubResource(NewResource(PodRequests(q)))
+		cpu, mem := NonZeroRequests(q)
+		n.NonZeroRequested.MilliCPU -= cpu
+		n.NonZeroRequested.Memory -= mem
+		n.UsedPorts = removePorts(n.UsedPorts, PodHostPorts(q))
+		n.PodsWithAffinity = removePodInfo(n.PodsWithAffinity, q.UID)
+		n.PodsWithRequiredAntiAffinity = removePodInfo(n.PodsWithRequiredAntiAffinity, q.UID)
+		return true
 	}
 	return false
 }
 
-func (n *NodeInfo) recompute() {
-	pods := n.Pods
-	n.Pods, n.Requested, n.NonZeroRequested, n.UsedPorts = nil, Resource{}, Resource{}, nil
-	n.PodsWithAffinity, n.PodsWithRequiredAntiAffinity = nil, nil
-	for _, p := range pods {
-		n.AddPod(p)
+// removePorts returns used without one occurrence of each of ports.
+func removePorts(used, ports []HostPort) []HostPort {
+	if len(ports) == 0 {
+		return used
 	}
+	out := append([]HostPort(nil), used...)
+	for _, hp := range ports {
+		for i, u := range out {
+			if u == hp {
+				out = append(out[:i], out[i+1:]...)
+				break
+			}
+		}
+	}
+	return out
+}
+
+func removePodInfo(list []*PodInfo, uid string) []*PodInfo {
+	for i, pi := range list {
+		if pi.Pod.UID == uid {
+			return append(list[:i:i], list[i+1:]...)
+		}
+	}
+	return list
 }
 
 // Clone copies the NodeInfo for one scheduling cycle.

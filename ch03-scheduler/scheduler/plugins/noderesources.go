@@ -87,11 +87,31 @@ func InsufficientResources(req framework.Resource, n *framework.NodeInfo) []stri
 	return reasons
 }
 
+// nonZeroRequests is what PreScore computes once per cycle for Score,
+// which runs on every feasible node (upstream: preScoreState.podRequests).
+type nonZeroRequests struct{ milliCPU, memory int64 }
+
+const preScoreFitKey = "PreScoreNodeResourcesFit"
+
+// PreScore computes the pod's requests, with the defaults for containers
+// that ask for nothing, once for all the nodes to score.
+func (NodeResourcesFit) PreScore(_ context.Context, state *framework.CycleState, pod *corev1.Pod, _ []*framework.NodeInfo) *framework.Status {
+	cpu, mem := framework.NonZeroRequests(pod)
+	state.Write(preScoreFitKey, nonZeroRequests{cpu, mem})
+	return nil
+}
+
 // Score (LeastAllocated): per resource (cpu, memory; weight 1 each)
 // (allocatable - requested) * 100 / allocatable, with the pod counted and
 // the defaults for containers that request nothing; then the weighted mean.
-func (NodeResourcesFit) Score(_ context.Context, _ *framework.CycleState, pod *corev1.Pod, n *framework.NodeInfo) (int64, *framework.Status) {
-	cpu, mem := framework.NonZeroRequests(pod)
+func (NodeResourcesFit) Score(_ context.Context, state *framework.CycleState, pod *corev1.Pod, n *framework.NodeInfo) (int64, *framework.Status) {
+	var cpu, mem int64
+	if v, ok := state.Read(preScoreFitKey); ok {
+		r := v.(nonZeroRequests)
+		cpu, mem = r.milliCPU, r.memory
+	} else {
+		cpu, mem = framework.NonZeroRequests(pod)
+	}
 	least := func(requested, alloc int64) int64 {
 		if alloc == 0 || requested > alloc {
 			return 0
@@ -110,16 +130,25 @@ type NodeResourcesBalancedAllocation struct{}
 
 func (NodeResourcesBalancedAllocation) Name() string { return "NodeResourcesBalancedAllocation" }
 
-func (NodeResourcesBalancedAllocation) PreScore(_ context.Context, _ *framework.CycleState, pod *corev1.Pod, _ []*framework.NodeInfo) *framework.Status {
+const preScoreBalancedKey = "PreScoreNodeResourcesBalancedAllocation"
+
+// PreScore computes the pod's requests once for all the nodes to score.
+func (NodeResourcesBalancedAllocation) PreScore(_ context.Context, state *framework.CycleState, pod *corev1.Pod, _ []*framework.NodeInfo) *framework.Status {
 	r := framework.NewResource(framework.PodRequests(pod))
 	if r.MilliCPU == 0 && r.Memory == 0 {
 		return framework.NewStatus(framework.Skip)
 	}
+	state.Write(preScoreBalancedKey, r)
 	return nil
 }
 
-func (NodeResourcesBalancedAllocation) Score(_ context.Context, _ *framework.CycleState, pod *corev1.Pod, n *framework.NodeInfo) (int64, *framework.Status) {
-	r := framework.NewResource(framework.PodRequests(pod))
+func (NodeResourcesBalancedAllocation) Score(_ context.Context, state *framework.CycleState, pod *corev1.Pod, n *framework.NodeInfo) (int64, *framework.Status) {
+	var r framework.Resource
+	if v, ok := state.Read(preScoreBalancedKey); ok {
+		r = v.(framework.Resource)
+	} else {
+		r = framework.NewResource(framework.PodRequests(pod))
+	}
 	fraction := func(requested, alloc int64) float64 {
 		if alloc == 0 {
 			return 0

@@ -88,7 +88,7 @@ func TestTaintTolerationScore(t *testing.T) {
 	p.Spec.Tolerations = []corev1.Toleration{{Key: "b", Operator: "Exists", Effect: corev1.TaintEffectPreferNoSchedule}}
 	var scores []framework.NodeScore
 	for _, n := range nodes {
-		s, _ := TaintToleration{}.Score(context.Background(), nil, p, n)
+		s, _ := TaintToleration{}.Score(context.Background(), framework.NewCycleState(), p, n)
 		scores = append(scores, framework.NodeScore{Name: n.Name(), Score: s})
 	}
 	TaintToleration{}.NormalizeScore(context.Background(), nil, p, scores)
@@ -203,15 +203,15 @@ func TestLeastAllocatedAndBalanced(t *testing.T) {
 	p := pod("1", "2Gi")
 	empty := framework.NewNodeInfo(node("empty", nil, "4", "8Gi"))
 	busy := framework.NewNodeInfo(node("busy", nil, "4", "8Gi"), pod("2", "4Gi"))
-	se, _ := NodeResourcesFit{}.Score(context.Background(), nil, p, empty)
-	sb, _ := NodeResourcesFit{}.Score(context.Background(), nil, p, busy)
+	se, _ := NodeResourcesFit{}.Score(context.Background(), framework.NewCycleState(), p, empty)
+	sb, _ := NodeResourcesFit{}.Score(context.Background(), framework.NewCycleState(), p, busy)
 	// empty: cpu (4-1)/4=75, mem (8-2)/8=75 -> 75; busy: (4-3)/4=25 -> 25.
 	if se != 75 || sb != 25 {
 		t.Errorf("LeastAllocated: empty %d busy %d, want 75 25", se, sb)
 	}
 	// Balanced: cpu 1/4 = 0.25, memory 6/8 = 0.75 -> std 0.25 -> 75.
 	skewed := framework.NewNodeInfo(node("skewed", nil, "4", "8Gi"), pod("", "4Gi"))
-	if s, _ := (NodeResourcesBalancedAllocation{}).Score(context.Background(), nil, p, skewed); s != 75 {
+	if s, _ := (NodeResourcesBalancedAllocation{}).Score(context.Background(), framework.NewCycleState(), p, skewed); s != 75 {
 		t.Errorf("BalancedAllocation: %d, want 75", s)
 	}
 	if s := (NodeResourcesBalancedAllocation{}).PreScore(context.Background(), nil, pod("", ""), nil); !s.IsSkip() {
