@@ -82,8 +82,22 @@ spec:
 `
 
 // Pods pinned to hollow-node-3: one tolerates its loss for 2 s, the other
-// gets the apiserver's default 300 s.
+// gets the apiserver's default 300 s; and a Deployment whose one pod
+// prefers hollow-node-3 and tolerates its loss for 2 s.
 const nodeLossManifests = `
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: mover}
+spec:
+  replicas: 1
+  selector: {matchLabels: {app: mover}}
+  template:
+    metadata: {labels: {app: mover}}
+    spec:
+      affinity: {nodeAffinity: {preferredDuringSchedulingIgnoredDuringExecution: [{weight: 100, preference: {matchExpressions: [{key: kubernetes.io/hostname, operator: In, values: [hollow-node-3]}]}}]}}
+      tolerations: [{key: node.kubernetes.io/unreachable, operator: Exists, effect: NoExecute, tolerationSeconds: 2}]
+      containers: [{name: c, image: nginx}]
+---
 apiVersion: v1
 kind: Pod
 metadata: {name: evictee}
@@ -220,6 +234,13 @@ func TestWorkloads(t *testing.T) {
 		out := k("get", "pods", "evictee", "patient", "-o", "jsonpath={.items[*].status.phase}")
 		return out, out == "Running Running"
 	})
+	moverPods := func() string {
+		return k("get", "pods", "-l", "app=mover", "-o", `jsonpath={range .items[*]}{.spec.nodeName} {.status.phase} {.metadata.deletionTimestamp}{"\n"}{end}`)
+	}
+	eventually("mover's pod Running on hollow-node-3", func() (string, bool) {
+		out := moverPods()
+		return out, out == "hollow-node-3 Running"
+	})
 	k("annotate", "node", "hollow-node-3", "kubik.io/simulate-kubelet-stopped=true")
 	eventually("hollow-node-3 Unknown", func() (string, bool) {
 		out := jsonpath("node/hollow-node-3", `{range .status.conditions[*]}{.type}={.status}/{.reason}/{.message};{end}`)()
@@ -237,6 +258,17 @@ func TestWorkloads(t *testing.T) {
 	eventually("evictee evicted", func() (string, bool) {
 		out := jsonpath("pod/evictee", `{.metadata.deletionTimestamp}|{.status.conditions[?(@.type=="DisruptionTarget")].reason}`)()
 		return out, strings.HasSuffix(out, "|DeletionByTaintManager") && !strings.HasPrefix(out, "|")
+	})
+	// The Deployment's pod was evicted too; its ReplicaSet made another,
+	// and the scheduler put it on a node that is still there.
+	eventually("mover's pod rescheduled elsewhere", func() (string, bool) {
+		out := moverPods()
+		for _, l := range strings.Split(out, "\n") {
+			if f := strings.Fields(l); len(f) == 2 && f[0] != "hollow-node-3" && f[1] == "Running" {
+				return out, true
+			}
+		}
+		return out, false
 	})
 	eventually("TaintManagerEviction event", func() (string, bool) {
 		out := k("get", "events", "--field-selector", "involvedObject.name=evictee,reason=TaintManagerEviction", "-o", "jsonpath={.items[*].message}")
@@ -264,6 +296,11 @@ func TestWorkloads(t *testing.T) {
 	eventually("evictee gone", func() (string, bool) {
 		r := c.Kubectl(t, kubectl133, dir, "get", "pod", "evictee")
 		return r.Combined(), r.ExitCode != 0 && strings.Contains(r.Stderr, "NotFound")
+	})
+	// The kubelet reports its running pod as it sees it: ready again.
+	eventually("patient Ready again", func() (string, bool) {
+		out := jsonpath("pod/patient", `{.status.conditions[?(@.type=="Ready")].status}`)()
+		return out, out == "True"
 	})
 
 	// The CronJob (created at the start) has run at a minute's turn: a Job

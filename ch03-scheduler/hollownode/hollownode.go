@@ -55,12 +55,12 @@ import (
 	"sync"
 	"time"
 
-	"kubik/ch01-apiserver/api/coordinationv1"
 	"kubik/ch01-apiserver/api/corev1"
 	"kubik/ch01-apiserver/api/metav1"
 	"kubik/ch01-apiserver/api/resource"
 	"kubik/ch03-scheduler/client"
 	"kubik/ch03-scheduler/informer"
+	"kubik/ch03-scheduler/nodelease"
 	"kubik/ch03-scheduler/workqueue"
 )
 
@@ -74,10 +74,9 @@ const (
 	KubeletVersion = "v1.35.4-kubik-hollow"
 	RuntimeVersion = "hollow://1.0.0"
 
-	// LeaseDurationSeconds and the renew interval are the kubelet's defaults
-	// (nodeLeaseDurationSeconds 40, renewed every quarter of it).
-	LeaseDurationSeconds = 40
-	LeaseRenewInterval   = 10 * time.Second
+	// LeaseDurationSeconds and the renew interval are the kubelet's defaults.
+	LeaseDurationSeconds = nodelease.DurationSeconds
+	LeaseRenewInterval   = nodelease.RenewInterval
 	// AnnotationSimulateStopped on a Node silences its hollow kubelet (see
 	// the package comment). SIMULATION only.
 	AnnotationSimulateStopped = "kubik.io/simulate-kubelet-stopped"
@@ -306,27 +305,7 @@ func (n *node) checkSimulatedStop(ctx context.Context) {
 }
 
 func (n *node) renewLease(ctx context.Context) error {
-	now := metav1.NowMicro()
-	l, err := client.Get[coordinationv1.Lease](ctx, n.c, corev1.NamespaceNodeLease, n.cfg.Name)
-	if client.IsNotFound(err) {
-		holder, dur := n.cfg.Name, int32(LeaseDurationSeconds)
-		l = &coordinationv1.Lease{
-			ObjectMeta: metav1.ObjectMeta{Name: n.cfg.Name, Namespace: corev1.NamespaceNodeLease},
-			Spec:       coordinationv1.LeaseSpec{HolderIdentity: &holder, LeaseDurationSeconds: &dur, RenewTime: &now},
-		}
-		// Owned by the Node, as the kubelet's: deleting the Node deletes it.
-		if node, err := client.Get[corev1.Node](ctx, n.c, "", n.cfg.Name); err == nil {
-			l.OwnerReferences = []metav1.OwnerReference{{APIVersion: "v1", Kind: "Node", Name: node.Name, UID: node.UID}}
-		}
-		_, err = client.Create(ctx, n.c, l)
-		return err
-	}
-	if err != nil {
-		return err
-	}
-	l.Spec.RenewTime = &now
-	_, err = client.Update(ctx, n.c, l)
-	return err
+	return nodelease.Renew(ctx, n.c, n.cfg.Name)
 }
 
 // ---- pods ----
@@ -382,6 +361,12 @@ func (n *node) syncPod(ctx context.Context, key string) error {
 		if exitCode, ok := simulatedExit(pod); ok {
 			return n.finishPod(ctx, key, pod, exitCode)
 		}
+		if !podReady(pod) {
+			// The node lifecycle controller marked the pod not ready while
+			// this kubelet was silent; a kubelet's status manager writes
+			// back what it sees: the containers run and are ready.
+			return n.restoreReady(ctx, key, pod)
+		}
 		return nil
 	}
 	p := *pod // the cache's object must not be modified
@@ -401,6 +386,38 @@ func (n *node) syncPod(ctx context.Context, key string) error {
 	if _, ok := simulatedExit(&p); ok {
 		n.queue.AddAfter(key, SimulatedRunTime)
 	}
+	return nil
+}
+
+func podReady(p *corev1.Pod) bool {
+	for _, c := range p.Status.Conditions {
+		if c.Type == corev1.PodReady {
+			return c.Status == corev1.ConditionTrue
+		}
+	}
+	return false
+}
+
+// restoreReady sets the Ready and ContainersReady conditions and the
+// containers' ready flags back to true, keeping everything else (IDs,
+// start times: the containers never stopped).
+func (n *node) restoreReady(ctx context.Context, key string, pod *corev1.Pod) error {
+	p := *pod
+	now := metav1.Now()
+	p.Status.Conditions = append([]corev1.PodCondition(nil), pod.Status.Conditions...)
+	for i, c := range p.Status.Conditions {
+		if (c.Type == corev1.PodReady || c.Type == corev1.ContainersReady) && c.Status != corev1.ConditionTrue {
+			p.Status.Conditions[i] = corev1.PodCondition{Type: c.Type, Status: corev1.ConditionTrue, LastTransitionTime: now}
+		}
+	}
+	p.Status.ContainerStatuses = append([]corev1.ContainerStatus(nil), pod.Status.ContainerStatuses...)
+	for i := range p.Status.ContainerStatuses {
+		p.Status.ContainerStatuses[i].Ready = true
+	}
+	if _, err := client.UpdateStatus(ctx, n.c, &p); err != nil && !client.IsNotFound(err) {
+		return err
+	}
+	n.log.Info("SIMULATED pod ready again", "pod", key)
 	return nil
 }
 
