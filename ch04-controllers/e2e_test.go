@@ -107,10 +107,14 @@ func TestDeployments(t *testing.T) {
 	// A rolling update, watched: with 2 replicas and 25%/25%, at most 3
 	// pods are wanted at once (maxSurge 1) and never fewer than 2
 	// available (maxUnavailable 0).
+	// Start from a settled state: the ReplicaSet has seen the deletion and
+	// counts the replacement available, and the Deployment says so too (a
+	// status written before the deletion was processed could still say 2).
 	eventually("the replacement counted available", func() (string, bool) {
-		out := k("get", "rs", "-l", "app=web", "-o", "jsonpath={.items[*].status.availableReplicas}")
-		return out, out == "2"
+		out := k("get", "rs", "-l", "app=web", "-o", "jsonpath={.items[*].status.availableReplicas}/{.items[*].status.readyReplicas}/{.items[*].status.replicas}")
+		return out, out == "2/2/2"
 	})
+	rolledOut(kubectl133)
 	states := watchReplicaSets(t, c.Kubeconfig)
 	k("set", "image", "deployment/web", "nginx=nginx:1.27")
 	rolledOut(kubectl133)

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"log/slog"
-	"sync"
 	"time"
 
 	"kubik/ch01-apiserver/api/corev1"
@@ -27,26 +26,29 @@ func RefFor(m *metav1.ObjectMeta, apiVersion, kind string) ObjectRef {
 // do (client-go's record.EventRecorder, not the events.k8s.io/v1 one the
 // scheduler uses): source.component and reportingComponent are the
 // controller's name ("replicaset-controller", "deployment-controller"),
-// firstTimestamp/lastTimestamp/count as `kubectl describe` shows them. The
-// same event again (same object, type, reason and message) within
-// aggregateWindow is not a new Event: its count grows (a PATCH), as
-// upstream's EventCorrelator does. Writes happen in the background.
+// firstTimestamp/lastTimestamp/count as `kubectl describe` shows them.
+// Before it is written, each event goes through the eventCorrelator:
+// similar events are combined, repeated ones counted, floods dropped.
+// Writes happen in the background, in order.
 type Recorder struct {
-	c         *client.Client
-	component string
-	log       *slog.Logger
-	ch        chan *corev1.Event
-
-	mu   sync.Mutex
-	seen map[string]*corev1.Event // the same event's key -> what was written
+	c          *client.Client
+	component  string
+	log        *slog.Logger
+	ch         chan eventWrite
+	correlator *eventCorrelator
 }
 
-const aggregateWindow = 10 * time.Minute
+// eventWrite is one write: a new Event, or a new count for an existing one.
+type eventWrite struct {
+	event  *corev1.Event
+	update bool
+}
 
 // NewRecorder makes the recorder of component; Run must be running for its
 // events to be written.
 func NewRecorder(c *client.Client, component string, log *slog.Logger) *Recorder {
-	return &Recorder{c: c, component: component, log: log, ch: make(chan *corev1.Event, 1000), seen: map[string]*corev1.Event{}}
+	return &Recorder{c: c, component: component, log: log, ch: make(chan eventWrite, 1000),
+		correlator: newEventCorrelator(time.Now)}
 }
 
 // Eventf records an event about obj: eventType Normal or Warning, reason
@@ -68,8 +70,12 @@ func (r *Recorder) Eventf(obj ObjectRef, eventType, reason, format string, args 
 	if e.Namespace == "" {
 		e.Namespace = "default"
 	}
+	e, update, skip := r.correlator.correlate(e)
+	if skip {
+		return // the spam filter: too many events about this object lately
+	}
 	select {
-	case r.ch <- e:
+	case r.ch <- eventWrite{e, update}:
 	default:
 		r.log.Warn("event dropped: too many pending", "reason", reason, "object", obj.Namespace+"/"+obj.Name)
 	}
@@ -77,45 +83,33 @@ func (r *Recorder) Eventf(obj ObjectRef, eventType, reason, format string, args 
 
 // Run writes the events until ctx ends.
 func (r *Recorder) Run(ctx context.Context) {
+	expire := time.NewTicker(time.Minute)
+	defer expire.Stop()
 	for {
 		select {
 		case <-ctx.Done():
 			return
-		case e := <-r.ch:
-			if err := r.write(ctx, e); err != nil && ctx.Err() == nil {
-				r.log.Warn("cannot write event", "reason", e.Reason, "err", err)
+		case <-expire.C:
+			r.correlator.expire()
+		case w := <-r.ch:
+			if err := r.write(ctx, w); err != nil && ctx.Err() == nil {
+				r.log.Warn("cannot write event", "reason", w.event.Reason, "err", err)
 			}
 		}
 	}
 }
 
-func (r *Recorder) write(ctx context.Context, e *corev1.Event) error {
-	o := e.InvolvedObject
-	key := e.Source.Component + "|" + o.Kind + "|" + o.Namespace + "|" + o.Name + "|" + o.UID + "|" + e.Type + "|" + e.Reason + "|" + e.Message
-	r.mu.Lock()
-	prev := r.seen[key]
-	for k, old := range r.seen {
-		if time.Since(old.LastTimestamp.Time) > aggregateWindow {
-			delete(r.seen, k)
-		}
-	}
-	r.mu.Unlock()
-	if prev != nil && time.Since(prev.LastTimestamp.Time) <= aggregateWindow {
-		prev.Count++
-		prev.LastTimestamp = e.LastTimestamp
-		patch, _ := json.Marshal(map[string]any{"count": prev.Count, "lastTimestamp": prev.LastTimestamp})
-		_, err := client.Patch[corev1.Event](ctx, r.c, prev.Namespace, prev.Name, client.StrategicMergePatchType, patch, "")
+// write creates the Event, or patches the count, lastTimestamp and message
+// of the one written before (created anew if it expired meanwhile).
+func (r *Recorder) write(ctx context.Context, w eventWrite) error {
+	e := w.event
+	if w.update {
+		patch, _ := json.Marshal(map[string]any{"count": e.Count, "lastTimestamp": e.LastTimestamp, "message": e.Message})
+		_, err := client.Patch[corev1.Event](ctx, r.c, e.Namespace, e.Name, client.StrategicMergePatchType, patch, "")
 		if err == nil || !client.IsNotFound(err) {
 			return err
 		}
-		// Expired (events live an hour): write a new one.
 	}
-	created, err := client.Create(ctx, r.c, e)
-	if err != nil {
-		return err
-	}
-	r.mu.Lock()
-	r.seen[key] = created
-	r.mu.Unlock()
-	return nil
+	_, err := client.Create(ctx, r.c, e)
+	return err
 }

@@ -82,7 +82,9 @@ func TestCronJobCreatesJobs(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	clock := workqueue.NewFakeClock(cj.CreationTimestamp.Time.Add(30 * time.Second))
+	// The controller's clock starts at the creation time: the next "* * * * *"
+	// run is the following minute boundary, whatever second it was created at.
+	clock := workqueue.NewFakeClock(cj.CreationTimestamp.Time)
 	c := newController(env.CC, clock)
 	go c.recorder.Run(env.Ctx)
 	env.Start(t)
@@ -103,9 +105,9 @@ func TestCronJobCreatesJobs(t *testing.T) {
 	if got := sync(); len(got.Status.Active) != 0 || got.Status.LastScheduleTime != nil {
 		t.Fatalf("before the schedule: %+v", got.Status)
 	}
-	clock.Step(time.Minute)
-	got := sync()
 	due := cj.CreationTimestamp.Time.Truncate(time.Minute).Add(time.Minute)
+	clock.Step(due.Sub(cj.CreationTimestamp.Time) + time.Second)
+	got := sync()
 	wantName := fmt.Sprintf("tick-%d", due.Unix()/60)
 	if len(got.Status.Active) != 1 || got.Status.Active[0].Name != wantName || !got.Status.LastScheduleTime.Equal(due) {
 		t.Fatalf("status %+v, want active %s", got.Status, wantName)

@@ -25,12 +25,9 @@
 //     updatedReplicas = replicas = availableReplicas = N.
 //
 // Upstream's manager also gets --secure-port=0 (no serving, hence no
-// authentication/authorization kubeconfigs), --use-service-account-credentials=false
-// (one identity for every controller) and --kube-api-content-type=application/json
-// (-upstream-content-type): with its default, protobuf, Kubik's apiserver
-// answers its pod DELETEs 400 "couldn't decode DeleteOptions" (it decodes
-// protobuf create/update bodies but reads DeleteOptions as JSON only), so
-// the rolling update never scales the old ReplicaSet down.
+// authentication/authorization kubeconfigs) and
+// --use-service-account-credentials=false (one identity for every
+// controller); it talks protobuf, its default (-upstream-content-type).
 //
 // The Deployment is read every 100 ms (-trace prints every change); "created" is when its status first
 // counts N pods (T1) or N updated pods (T2). Both managers' pods go through
@@ -62,8 +59,8 @@ var (
 	timeout      = flag.Duration("timeout", 10*time.Minute, "longest wait for each phase")
 	upstreamV    = flag.Int("upstream-v", 0, "upstream's log verbosity (-v); 2 logs its controllers' retried sync errors")
 	stall        = flag.Duration("stall", time.Minute, "a phase fails when the Deployment's status has not changed for this long")
-	contentType  = flag.String("upstream-content-type", "application/json",
-		"upstream's --kube-api-content-type; its default, application/vnd.kubernetes.protobuf, fails on Kubik's apiserver (DELETE bodies)")
+	contentType  = flag.String("upstream-content-type", "application/vnd.kubernetes.protobuf",
+		"upstream's --kube-api-content-type")
 	reps       = flag.Int("reps", 1, "runs of each controller manager, taking turns going first; the median T1+T2 is shown")
 	cpuprofile = flag.String("cpuprofile-dir", "", "our controller manager writes a CPU profile kubik-kcm-<run>.pprof here")
 	trace      = flag.Bool("trace", false, "print every change of the Deployment's status while waiting")
