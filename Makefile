@@ -26,6 +26,20 @@ ch03-run: ## chapter 2's cluster + kube-scheduler + 3 hollow (simulated) nodes; 
 ch04-run: ## chapter 3's cluster + kube-controller-manager (replicaset, deployment, ...); HOLLOW_NODES=N for more
 	$(GO) run ./ch04-controllers --data-dir $(DATA_DIR) --hollow-nodes $(or $(HOLLOW_NODES),3)
 
+# Chapter 5 runs real containers: root, Linux, containerd (installed if missing).
+# The list is ch05-kubelet/containerd.Requirements(). Under sudo, keep Go on the
+# PATH: sudo env "PATH=$$PATH" make ch05-run
+CH05_DEPS    := containerd=containerd containerd-shim-runc-v2=containerd ctr=containerd runc=runc \
+                /usr/lib/cni/bridge=containernetworking-plugins nsenter=util-linux ip=iproute2 /bin/busybox=busybox-static
+.PHONY: ch05-run images
+ch05-run: images ## chapter 4's cluster + a REAL node: kubelet + its own containerd (as root); HOLLOW_NODES=N adds simulated ones
+	@scripts/ensure-deps.sh $(CH05_DEPS)
+	$(GO) run ./ch05-kubelet --data-dir $(DATA_DIR) --hollow-nodes $(or $(HOLLOW_NODES),0)
+
+images: ## build the node's images as OCI tarballs into DATA_DIR/images: pause, busybox (busybox-static), demo
+	@scripts/ensure-deps.sh /bin/busybox=busybox-static
+	$(GO) run ./ch05-kubelet/cmd/mkimages -out $(DATA_DIR)/images
+
 deps: ## install the system packages the tests need (only what is missing)
 	@scripts/ensure-deps.sh
 

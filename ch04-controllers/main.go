@@ -9,6 +9,7 @@
 //	kubectl create deployment web --image=nginx --replicas=3
 //	kubectl rollout status deployment/web
 //
+// The wiring is package cluster4 (chapter 5 adds a real node to it).
 // Chapter 3's stand-in for the node lifecycle controller (package
 // notreadytaint) does not run: the nodelifecycle controller removes the
 // not-ready taint from Ready nodes.
@@ -23,9 +24,8 @@ import (
 	"strings"
 
 	"kubik/ch01-apiserver/app"
-	"kubik/ch01-apiserver/pki"
 	"kubik/ch02-etcd-store/cluster"
-	"kubik/ch03-scheduler/cluster3"
+	"kubik/ch04-controllers/cluster4"
 	"kubik/ch04-controllers/controllermanager"
 )
 
@@ -44,20 +44,8 @@ func main() {
 }
 
 func run(ctx context.Context, opts *app.Options, flags cluster.Flags, cm controllermanager.Config, hollowNodes int, log *slog.Logger) error {
-	if err := cm.Validate(); err != nil {
-		return err
-	}
-	// With a garbage collector running, DELETE with propagationPolicy
-	// Orphan or Foreground gets the finalizer the collector removes
-	// (upstream: kube-apiserver --enable-garbage-collector).
-	for _, d := range cm.Enabled() {
-		if d.Name == "garbagecollector" {
-			opts.EnableGarbageCollector = true
-		}
-	}
 	ctx, cancel := context.WithCancel(ctx)
-	c, err := cluster3.Start(ctx, opts, flags, cluster3.Config{LeaderElect: cm.LeaderElect, HollowNodes: hollowNodes,
-		NotReadyTaintStandIn: false}, log)
+	c, err := cluster4.Start(ctx, opts, flags, cluster4.Config{ControllerManager: cm, HollowNodes: hollowNodes}, log)
 	if err != nil {
 		cancel()
 		return err
@@ -65,19 +53,8 @@ func run(ctx context.Context, opts *app.Options, flags cluster.Flags, cm control
 	defer c.Stop()
 	defer cancel() // first the components, then chapter 2's part
 
-	kc, err := c.Kubeconfig("kube-controller-manager", pki.ControllerManager)
-	if err != nil {
-		return err
-	}
-	cm.Kubeconfig, cm.Logger = kc, log
-	go func() { c.Err <- controllermanager.Run(ctx, cm) }()
-
-	var names []string
-	for _, d := range cm.Enabled() {
-		names = append(names, d.Name)
-	}
 	c.PrintWelcome(os.Stdout, "Kubik chapter 4 (controllers)")
 	fmt.Printf("controllers: %s\nnodes (SIMULATED, no containers run): %s\n\n  kubectl create deployment web --image=nginx --replicas=3\n  kubectl rollout status deployment/web\n\n",
-		strings.Join(names, ", "), strings.Join(c.NodeNames, ", "))
+		strings.Join(cluster4.ControllerNames(cm), ", "), strings.Join(c.NodeNames, ", "))
 	return <-c.Err
 }

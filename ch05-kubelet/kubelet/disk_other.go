@@ -1,0 +1,5 @@
+//go:build !linux
+
+package kubelet
+
+func diskSize(dir string) int64 { return 0 }

@@ -1,0 +1,202 @@
+// Package kubelet is chapter 5's node agent: it registers its Node, renews
+// its Lease, watches the pods bound to it (and only those: fieldSelector
+// spec.nodeName=<name>, all the Node authorizer lets it see) and runs them
+// through the CRI — the gRPC API of the container runtime (containerd here):
+//
+//	RunPodSandbox        the pod's pause container; the runtime calls CNI, the pod gets its IP
+//	ImageStatus          is the image present? (PullImage only when it is not, or for Always)
+//	CreateContainer      for each init container in order, then each container
+//	StartContainer
+//	ContainerStatus ...  every second: exits, restarts with back-off, the pod's status
+//	StopContainer        on deletion, with the pod's grace period (SIGTERM, then SIGKILL)
+//	StopPodSandbox       tears down the network (CNI DEL)
+//	RemovePodSandbox
+//
+// then the final DELETE of the pod with grace period 0, as upstream's
+// status manager sends it.
+//
+// Simplified against upstream: no probes, volumes, static pods, kubelet API
+// (logs, exec) yet; a poll every second stands in for the PLEG's relist;
+// pods are synced one at a time by one worker.
+package kubelet
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"sync"
+	"time"
+
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/credentials/insecure"
+	cri "k8s.io/cri-api/pkg/apis/runtime/v1"
+
+	"kubik/ch01-apiserver/api/corev1"
+	"kubik/ch03-scheduler/client"
+	"kubik/ch03-scheduler/informer"
+	"kubik/ch03-scheduler/nodelease"
+	"kubik/ch03-scheduler/workqueue"
+	"kubik/ch04-controllers/controller"
+)
+
+// Version is what the Node's nodeInfo.kubeletVersion says.
+const Version = "v1.35.4-kubik"
+
+// Config is the kubelet's, with upstream's flag names in the comments.
+type Config struct {
+	NodeName        string // --hostname-override, or the machine's hostname
+	NodeIP          string // --node-ip
+	Kubeconfig      string // --kubeconfig: identity system:node:<NodeName>
+	RuntimeEndpoint string // --container-runtime-endpoint, unix:///.../containerd.sock
+	PodCIDR         string // --pod-cidr: written to the Node's spec at registration
+	CgroupParent    string // the pods' cgroups go below it: <CgroupParent>/pod<uid>
+	PodLogsDir      string // --pod-logs-dir: <dir>/<namespace>_<name>_<uid>/<container>/<attempt>.log
+	Logger          *slog.Logger
+}
+
+// Kubelet is a running kubelet.
+type Kubelet struct {
+	cfg   Config
+	log   *slog.Logger
+	c     *client.Client
+	conn  *grpc.ClientConn
+	rt    cri.RuntimeServiceClient
+	img   cri.ImageServiceClient
+	pods  *informer.Informer[corev1.Pod, *corev1.Pod]
+	queue *workqueue.RateLimitingQueue[string]
+
+	rec          *controller.Recorder // the Events kubectl describe pod shows: Pulled, Created, Started, BackOff, Killing ...
+	crashBackoff *Backoff             // per container: CrashLoopBackOff
+	pullBackoff  *Backoff             // per image and pod: ImagePullBackOff
+
+	// terminating are the pods being stopped in the background (a grace
+	// period may last 30 s; the sync worker must not wait for it).
+	terminating sync.Map // pod UID -> struct{}
+
+	mu       sync.Mutex
+	waiting  map[string]map[string]waiting // pod UID -> container -> why it waits
+	pullErrs map[string]string             // the last pull error per pull back-off key
+	runtime  string                        // "containerd://1.6.20"
+}
+
+// New connects to the apiserver and the runtime; Run starts the work.
+func New(cfg Config) (*Kubelet, error) {
+	if cfg.NodeName == "" || cfg.Kubeconfig == "" || cfg.RuntimeEndpoint == "" {
+		return nil, errors.New("kubelet: NodeName, Kubeconfig and RuntimeEndpoint are required")
+	}
+	log := cfg.Logger
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	log = log.With("component", "kubelet", "node", cfg.NodeName)
+	c, err := client.New(cfg.Kubeconfig, "kubelet/"+Version+" (linux/amd64) kubik")
+	if err != nil {
+		return nil, err
+	}
+	conn, err := grpc.NewClient(cfg.RuntimeEndpoint, grpc.WithTransportCredentials(insecure.NewCredentials()))
+	if err != nil {
+		return nil, fmt.Errorf("container runtime endpoint %s: %w", cfg.RuntimeEndpoint, err)
+	}
+	return &Kubelet{cfg: cfg, log: log, c: c, conn: conn,
+		rt: cri.NewRuntimeServiceClient(conn), img: cri.NewImageServiceClient(conn),
+		queue:        workqueue.NewRateLimiting(workqueue.DefaultControllerRateLimiter[string]()),
+		rec:          controller.NewRecorder(c, "kubelet", log),
+		crashBackoff: NewBackoff(), pullBackoff: NewBackoff(), waiting: map[string]map[string]waiting{}, pullErrs: map[string]string{}}, nil
+}
+
+// Run registers the node and syncs its pods until ctx ends. It leaves the
+// pods running, as upstream's kubelet does; Shutdown removes them.
+func (k *Kubelet) Run(ctx context.Context) error {
+	v, err := k.rt.Version(ctx, &cri.VersionRequest{})
+	if err != nil {
+		return fmt.Errorf("container runtime at %s: %w", k.cfg.RuntimeEndpoint, err)
+	}
+	k.runtime = v.RuntimeName + "://" + v.RuntimeVersion
+	k.log.Info("container runtime", "name", v.RuntimeName, "version", v.RuntimeVersion, "criVersion", v.RuntimeApiVersion)
+
+	if err := k.registerNode(ctx); err != nil {
+		return err
+	}
+	k.pods = informer.New[corev1.Pod](k.c, informer.Options{FieldSelector: "spec.nodeName=" + k.cfg.NodeName, Logger: k.log})
+	enqueue := func(p *corev1.Pod) { k.queue.Add(informer.MetaNamespaceKeyFunc(p)) }
+	k.pods.AddEventHandler(informer.ResourceEventHandlerFuncs[corev1.Pod]{
+		AddFunc: enqueue, UpdateFunc: func(_, p *corev1.Pod) { enqueue(p) }, DeleteFunc: enqueue,
+	})
+	go k.pods.Run(ctx)
+	go func() { <-ctx.Done(); k.queue.ShutDown() }()
+	if !informer.WaitForCacheSync(ctx, k.pods.HasSynced) {
+		return ctx.Err()
+	}
+	go k.rec.Run(ctx)
+	go k.heartbeat(ctx)
+	go k.housekeeping(ctx)
+	for k.processNext(ctx) {
+	}
+	return nil
+}
+
+// heartbeat renews the Lease every 10 s and posts the Node's status when
+// the runtime's readiness changes (and every 5 minutes).
+func (k *Kubelet) heartbeat(ctx context.Context) {
+	t := time.NewTicker(nodelease.RenewInterval)
+	defer t.Stop()
+	lastReady, lastPost := true, time.Now()
+	for {
+		if err := nodelease.Renew(ctx, k.c, k.cfg.NodeName); err != nil && ctx.Err() == nil {
+			k.log.Warn("cannot renew node lease", "err", err)
+		}
+		ready, _ := k.runtimeReady(ctx)
+		if ready != lastReady || time.Since(lastPost) > 5*time.Minute {
+			if err := k.updateNodeStatus(ctx); err != nil && ctx.Err() == nil {
+				k.log.Warn("cannot update node status", "err", err)
+			}
+			lastReady, lastPost = ready, time.Now()
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+	}
+}
+
+// housekeeping stands in for the PLEG: every second each pod is synced
+// again (its containers may have exited), and sandboxes of pods that no
+// longer exist are removed.
+func (k *Kubelet) housekeeping(ctx context.Context) {
+	t := time.NewTicker(time.Second)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+		for _, p := range k.pods.GetStore().List() {
+			k.queue.Add(informer.MetaNamespaceKeyFunc(p))
+		}
+		k.removeOrphans(ctx)
+	}
+}
+
+func (k *Kubelet) processNext(ctx context.Context) bool {
+	key, shutdown := k.queue.Get()
+	if shutdown {
+		return false
+	}
+	defer k.queue.Done(key)
+	if err := k.syncPod(ctx, key); err != nil {
+		if ctx.Err() != nil {
+			return false
+		}
+		k.log.Warn("pod sync failed; retrying", "pod", key, "err", err)
+		k.queue.AddRateLimited(key)
+		return true
+	}
+	k.queue.Forget(key)
+	return true
+}
+
+// Close releases the runtime connection.
+func (k *Kubelet) Close() error { return k.conn.Close() }

@@ -1,0 +1,168 @@
+package kubelet
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"maps"
+	"os"
+	"runtime"
+	"strconv"
+	"strings"
+	"time"
+
+	cri "k8s.io/cri-api/pkg/apis/runtime/v1"
+
+	"kubik/ch01-apiserver/api/corev1"
+	"kubik/ch01-apiserver/api/metav1"
+	"kubik/ch01-apiserver/api/resource"
+	"kubik/ch03-scheduler/client"
+)
+
+// registerNode creates the Node (or, after a restart, takes over the one
+// that exists) and posts its status; it retries until the apiserver answers.
+func (k *Kubelet) registerNode(ctx context.Context) error {
+	node := &corev1.Node{
+		ObjectMeta: metav1.ObjectMeta{Name: k.cfg.NodeName, Labels: map[string]string{
+			corev1.LabelHostname:   k.cfg.NodeName,
+			corev1.LabelOSStable:   runtime.GOOS,
+			corev1.LabelArchStable: runtime.GOARCH,
+		}},
+	}
+	if k.cfg.PodCIDR != "" {
+		node.Spec.PodCIDR, node.Spec.PodCIDRs = k.cfg.PodCIDR, []string{k.cfg.PodCIDR}
+	}
+	backoff := 200 * time.Millisecond
+	for {
+		_, err := client.Create(ctx, k.c, node)
+		if err == nil || client.IsAlreadyExists(err) {
+			if err = k.updateNodeStatus(ctx); err == nil {
+				k.log.Info("node registered", "nodeIP", k.cfg.NodeIP, "podCIDR", k.cfg.PodCIDR, "runtime", k.runtime)
+				return nil
+			}
+		}
+		k.log.Warn("cannot register node; retrying", "err", err, "after", backoff)
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(backoff):
+		}
+		backoff = min(2*backoff, 5*time.Second)
+	}
+}
+
+func (k *Kubelet) updateNodeStatus(ctx context.Context) error {
+	cur, err := client.Get[corev1.Node](ctx, k.c, "", k.cfg.NodeName)
+	if err != nil {
+		return err
+	}
+	ready, why := k.runtimeReady(ctx)
+	cur.Status = k.nodeStatus(cur.Status, ready, why, metav1.Now())
+	_, err = client.UpdateStatus(ctx, k.c, cur)
+	return err
+}
+
+// runtimeReady asks the CRI for RuntimeReady and NetworkReady; why is the
+// message upstream's Ready=False condition carries.
+func (k *Kubelet) runtimeReady(ctx context.Context) (ok bool, why string) {
+	st, err := k.rt.Status(ctx, &cri.StatusRequest{})
+	if err != nil {
+		return false, "container runtime is down: " + err.Error()
+	}
+	for _, c := range st.GetStatus().GetConditions() {
+		if !c.Status {
+			if c.Type == cri.NetworkReady {
+				return false, fmt.Sprintf("container runtime network not ready: NetworkReady=false reason:%s message:%s", c.Reason, c.Message)
+			}
+			return false, fmt.Sprintf("container runtime status check may not have completed yet: %s=false reason:%s message:%s", c.Type, c.Reason, c.Message)
+		}
+	}
+	return true, ""
+}
+
+// nodeStatus is the Node's status from the machine: capacity (CPUs,
+// memory, pods, the data disk), conditions, addresses and nodeInfo.
+func (k *Kubelet) nodeStatus(old corev1.NodeStatus, ready bool, why string, now metav1.Time) corev1.NodeStatus {
+	capacity := corev1.ResourceList{
+		corev1.ResourceCPU:    *resource.NewQuantity(int64(runtime.NumCPU()), resource.DecimalSI),
+		corev1.ResourceMemory: *resource.NewQuantity(memTotal(), resource.BinarySI),
+		corev1.ResourcePods:   *resource.NewQuantity(110, resource.DecimalSI),
+	}
+	if size := diskSize(k.cfg.PodLogsDir); size > 0 {
+		capacity[corev1.ResourceEphemeralStorage] = *resource.NewQuantity(size, resource.BinarySI)
+	}
+	prev := map[corev1.NodeConditionType]corev1.NodeCondition{}
+	for _, c := range old.Conditions {
+		prev[c.Type] = c
+	}
+	cond := func(t corev1.NodeConditionType, s corev1.ConditionStatus, reason, msg string) corev1.NodeCondition {
+		c := corev1.NodeCondition{Type: t, Status: s, Reason: reason, Message: msg, LastHeartbeatTime: now, LastTransitionTime: now}
+		if p, ok := prev[t]; ok && p.Status == s {
+			c.LastTransitionTime = p.LastTransitionTime
+		}
+		return c
+	}
+	readyCond := cond(corev1.NodeReady, corev1.ConditionTrue, "KubeletReady", "kubelet is posting ready status")
+	if !ready {
+		readyCond = cond(corev1.NodeReady, corev1.ConditionFalse, "KubeletNotReady", why)
+	}
+	hostname, _ := os.Hostname()
+	return corev1.NodeStatus{
+		Capacity:    capacity,
+		Allocatable: maps.Clone(capacity),
+		Conditions: []corev1.NodeCondition{
+			cond(corev1.NodeMemoryPressure, corev1.ConditionFalse, "KubeletHasSufficientMemory", "kubelet has sufficient memory available"),
+			cond(corev1.NodeDiskPressure, corev1.ConditionFalse, "KubeletHasNoDiskPressure", "kubelet has no disk pressure"),
+			cond(corev1.NodePIDPressure, corev1.ConditionFalse, "KubeletHasSufficientPID", "kubelet has sufficient PID available"),
+			readyCond,
+		},
+		Addresses: []corev1.NodeAddress{
+			{Type: corev1.NodeInternalIP, Address: k.cfg.NodeIP},
+			{Type: corev1.NodeHostName, Address: hostname},
+		},
+		DaemonEndpoints: corev1.NodeDaemonEndpoints{KubeletEndpoint: corev1.DaemonEndpoint{Port: 10250}},
+		NodeInfo: corev1.NodeSystemInfo{
+			MachineID:               readTrim("/etc/machine-id"),
+			SystemUUID:              readTrim("/sys/class/dmi/id/product_uuid"),
+			BootID:                  readTrim("/proc/sys/kernel/random/boot_id"),
+			KernelVersion:           readTrim("/proc/sys/kernel/osrelease"),
+			OSImage:                 osImage(),
+			ContainerRuntimeVersion: k.runtime,
+			KubeletVersion:          Version,
+			OperatingSystem:         runtime.GOOS,
+			Architecture:            runtime.GOARCH,
+		},
+	}
+}
+
+func readTrim(path string) string {
+	b, _ := os.ReadFile(path)
+	return strings.TrimSpace(string(b))
+}
+
+// memTotal is MemTotal of /proc/meminfo in bytes.
+func memTotal() int64 {
+	f, err := os.Open("/proc/meminfo")
+	if err != nil {
+		return 0
+	}
+	defer f.Close()
+	s := bufio.NewScanner(f)
+	for s.Scan() {
+		if f := strings.Fields(s.Text()); len(f) >= 2 && f[0] == "MemTotal:" {
+			kb, _ := strconv.ParseInt(f[1], 10, 64)
+			return kb * 1024
+		}
+	}
+	return 0
+}
+
+// osImage is PRETTY_NAME of /etc/os-release, e.g. "Debian GNU/Linux 12 (bookworm)".
+func osImage() string {
+	for _, l := range strings.Split(readTrim("/etc/os-release"), "\n") {
+		if v, ok := strings.CutPrefix(l, "PRETTY_NAME="); ok {
+			return strings.Trim(v, `"`)
+		}
+	}
+	return runtime.GOOS
+}
