@@ -74,12 +74,11 @@ func BuildBinary(pkg string) (string, error) {
 // FreePort asks the kernel for a free loopback TCP port.
 func FreePort(t testing.TB) int {
 	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	port, err := Port()
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer ln.Close()
-	return ln.Addr().(*net.TCPAddr).Port
+	return port
 }
 
 // Cluster is a running chapter binary.

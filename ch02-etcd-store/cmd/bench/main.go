@@ -27,7 +27,6 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"net"
 	"net/http"
 	"os"
 	"os/exec"
@@ -122,11 +121,11 @@ func run(ctx context.Context) error {
 	var columns []string
 	type server struct {
 		name  string
-		start func(dir, etcdURL string) (*proc, string, error)
+		start func(dir, etcdURL string) (*testenv.Proc, string, error)
 	}
 	var servers []server
 	if upstream != "" && want("upstream") {
-		servers = append(servers, server{"upstream", func(dir, etcdURL string) (*proc, string, error) {
+		servers = append(servers, server{"upstream", func(dir, etcdURL string) (*testenv.Proc, string, error) {
 			return startUpstream(ctx, upstream, dir, etcdURL)
 		}})
 	}
@@ -136,7 +135,7 @@ func run(ctx context.Context) error {
 			name = "kubik-nocache"
 		}
 		if want(name) {
-			servers = append(servers, server{name, func(dir, etcdURL string) (*proc, string, error) {
+			servers = append(servers, server{name, func(dir, etcdURL string) (*testenv.Proc, string, error) {
 				return startKubik(ctx, bin, dir, etcdURL, cache)
 			}})
 		}
@@ -161,7 +160,7 @@ func run(ctx context.Context) error {
 }
 
 // measureServer starts a fresh etcd and the server on it, measures, and stops both.
-func measureServer(ctx context.Context, dir, etcdPath string, start func(dir, etcdURL string) (*proc, string, error), fanouts [][2]int) (result, error) {
+func measureServer(ctx context.Context, dir, etcdPath string, start func(dir, etcdURL string) (*testenv.Proc, string, error), fanouts [][2]int) (result, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, err
 	}
@@ -169,18 +168,18 @@ func measureServer(ctx context.Context, dir, etcdPath string, start func(dir, et
 	if err != nil {
 		return nil, err
 	}
-	defer etcd.stop()
+	defer etcd.Stop(10 * time.Second)
 	srv, kubeconfig, err := start(dir, etcdURL)
 	if err != nil {
 		return nil, err
 	}
-	defer srv.stop()
+	defer srv.Stop(10 * time.Second)
 	c, err := newClient(kubeconfig)
 	if err != nil {
 		return nil, err
 	}
 	if err := c.waitReady(ctx, 2*time.Minute); err != nil {
-		return nil, fmt.Errorf("%w (log: %s)", err, srv.logPath)
+		return nil, fmt.Errorf("%w (log: %s)", err, srv.LogPath)
 	}
 	return measure(ctx, c, fanouts, nil)
 }
@@ -301,7 +300,7 @@ func measureInProcess(ctx context.Context, dir, etcdPath string, fanouts [][2]in
 			return err
 		}
 		r, err := func() (result, error) {
-			defer etcd.stop()
+			defer etcd.Stop(10 * time.Second)
 			sctx, cancel := context.WithCancel(ctx)
 			defer cancel()
 			log := slog.New(slog.DiscardHandler)
@@ -412,61 +411,15 @@ func printTable(columns []string, results map[string]result, fanouts [][2]int) {
 	}
 }
 
-// --- processes --------------------------------------------------------------
-
-// proc is a child process, stopped by its PID.
-type proc struct {
-	name    string
-	cmd     *exec.Cmd
-	done    chan struct{}
-	logPath string
-}
-
-func startProc(name, logPath, binary string, args ...string) (*proc, error) {
-	logf, err := os.Create(logPath)
-	if err != nil {
-		return nil, err
-	}
-	cmd := exec.Command(binary, args...)
-	cmd.Stdout, cmd.Stderr = logf, logf
-	if err := cmd.Start(); err != nil {
-		logf.Close()
-		return nil, fmt.Errorf("starting %s: %w", name, err)
-	}
-	p := &proc{name: name, cmd: cmd, done: make(chan struct{}), logPath: logPath}
-	go func() { cmd.Wait(); logf.Close(); close(p.done) }()
-	return p, nil
-}
-
-// stop sends SIGTERM to the process, then SIGKILL after 10s.
-func (p *proc) stop() {
-	p.cmd.Process.Signal(syscall.SIGTERM)
-	select {
-	case <-p.done:
-	case <-time.After(10 * time.Second):
-		p.cmd.Process.Kill()
-		<-p.done
-	}
-}
-
-func freePort() (int, error) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return 0, err
-	}
-	defer ln.Close()
-	return ln.Addr().(*net.TCPAddr).Port, nil
-}
-
-func startEtcd(ctx context.Context, etcdPath, dir string) (*proc, string, error) {
-	cp, err1 := freePort()
-	pp, err2 := freePort()
+func startEtcd(ctx context.Context, etcdPath, dir string) (*testenv.Proc, string, error) {
+	cp, err1 := testenv.Port()
+	pp, err2 := testenv.Port()
 	if err := errors.Join(err1, err2); err != nil {
 		return nil, "", err
 	}
 	url := "http://127.0.0.1:" + strconv.Itoa(cp)
 	peer := "http://127.0.0.1:" + strconv.Itoa(pp)
-	p, err := startProc("etcd", filepath.Join(dir, "etcd.log"), etcdPath, "--name", "bench",
+	p, err := testenv.Spawn("etcd", filepath.Join(dir, "etcd.log"), etcdPath, "--name", "bench",
 		"--data-dir", filepath.Join(dir, "etcd"), "--listen-client-urls", url, "--advertise-client-urls", url,
 		"--listen-peer-urls", peer, "--initial-advertise-peer-urls", peer, "--initial-cluster", "bench="+peer)
 	if err != nil {
@@ -483,8 +436,8 @@ func startEtcd(ctx context.Context, etcdPath, dir string) (*proc, string, error)
 			}
 		}
 		if time.Now().After(deadline) || ctx.Err() != nil {
-			p.stop()
-			return nil, "", fmt.Errorf("etcd not healthy within 30s (log: %s)", p.logPath)
+			p.Stop(10 * time.Second)
+			return nil, "", fmt.Errorf("etcd not healthy within 30s (log: %s)", p.LogPath)
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
@@ -492,7 +445,7 @@ func startEtcd(ctx context.Context, etcdPath, dir string) (*proc, string, error)
 
 // startUpstream runs kube-apiserver with the flags of compare/refcluster
 // and a PKI made by ch01-apiserver/pki.
-func startUpstream(ctx context.Context, binary, dir, etcdURL string) (*proc, string, error) {
+func startUpstream(ctx context.Context, binary, dir, etcdURL string) (*testenv.Proc, string, error) {
 	ca, err := pki.EnsureCA(dir)
 	if err != nil {
 		return nil, "", err
@@ -504,7 +457,7 @@ func startUpstream(ctx context.Context, binary, dir, etcdURL string) (*proc, str
 	if _, err := pki.EnsureServiceAccountKey(dir); err != nil {
 		return nil, "", err
 	}
-	port, err := freePort()
+	port, err := testenv.Port()
 	if err != nil {
 		return nil, "", err
 	}
@@ -514,7 +467,7 @@ func startUpstream(ctx context.Context, binary, dir, etcdURL string) (*proc, str
 		return nil, "", err
 	}
 	p := func(name string) string { return filepath.Join(pki.Dir(dir), name) }
-	pr, err := startProc("kube-apiserver", filepath.Join(dir, "kube-apiserver.log"), binary,
+	pr, err := testenv.Spawn("kube-apiserver", filepath.Join(dir, "kube-apiserver.log"), binary,
 		"--etcd-servers", etcdURL,
 		"--bind-address", "127.0.0.1", "--advertise-address", "127.0.0.1", "--secure-port", strconv.Itoa(port),
 		"--cert-dir", filepath.Join(dir, "apiserver-certs"),
@@ -526,13 +479,13 @@ func startUpstream(ctx context.Context, binary, dir, etcdURL string) (*proc, str
 	return pr, kubeconfig, err
 }
 
-func startKubik(ctx context.Context, binary, dir, etcdURL string, cache bool) (*proc, string, error) {
-	port, err := freePort()
+func startKubik(ctx context.Context, binary, dir, etcdURL string, cache bool) (*testenv.Proc, string, error) {
+	port, err := testenv.Port()
 	if err != nil {
 		return nil, "", err
 	}
 	data := filepath.Join(dir, "data")
-	pr, err := startProc("kubik", filepath.Join(dir, "kubik.log"), binary,
+	pr, err := testenv.Spawn("kubik", filepath.Join(dir, "kubik.log"), binary,
 		"--data-dir", data, "--secure-port", strconv.Itoa(port), "--etcd-servers", etcdURL,
 		"--watch-cache="+strconv.FormatBool(cache), "--log-level", "warn")
 	if err != nil {
@@ -545,13 +498,13 @@ func startKubik(ctx context.Context, binary, dir, etcdURL string, cache bool) (*
 			return pr, kubeconfig, nil
 		}
 		select {
-		case <-pr.done:
-			return nil, "", fmt.Errorf("kubik exited (log: %s)", pr.logPath)
+		case <-pr.Done:
+			return nil, "", fmt.Errorf("kubik exited (log: %s)", pr.LogPath)
 		case <-time.After(100 * time.Millisecond):
 		}
 	}
-	pr.stop()
-	return nil, "", fmt.Errorf("no %s after 30s (log: %s)", kubeconfig, pr.logPath)
+	pr.Stop(10 * time.Second)
+	return nil, "", fmt.Errorf("no %s after 30s (log: %s)", kubeconfig, pr.LogPath)
 }
 
 func etcdVersion(path string) string {

@@ -6,95 +6,33 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
-	"syscall"
 	"time"
 
 	"kubik/ch01-apiserver/pki"
+	"kubik/ch01-apiserver/testenv"
 	"kubik/ch03-scheduler/client"
 )
-
-// --- processes --------------------------------------------------------------
-
-// proc is a child process this program started; it is stopped by its PID
-// only.
-type proc struct {
-	name    string
-	cmd     *exec.Cmd
-	done    chan struct{}
-	logPath string
-}
-
-func startProc(name, logPath, binary string, args ...string) (*proc, error) {
-	logf, err := os.Create(logPath)
-	if err != nil {
-		return nil, err
-	}
-	cmd := exec.Command(binary, args...)
-	cmd.Stdout, cmd.Stderr = logf, logf
-	if err := cmd.Start(); err != nil {
-		logf.Close()
-		return nil, fmt.Errorf("starting %s: %w", name, err)
-	}
-	p := &proc{name: name, cmd: cmd, done: make(chan struct{}), logPath: logPath}
-	go func() { cmd.Wait(); logf.Close(); close(p.done) }()
-	return p, nil
-}
-
-// stop sends SIGTERM, then SIGKILL after 15s (our scheduler writes its CPU
-// profile on SIGTERM).
-func (p *proc) stop() {
-	if p == nil {
-		return
-	}
-	p.cmd.Process.Signal(syscall.SIGTERM)
-	select {
-	case <-p.done:
-	case <-time.After(15 * time.Second):
-		p.cmd.Process.Kill()
-		<-p.done
-	}
-}
-
-// exited reports whether the process has ended.
-func (p *proc) exited() bool {
-	select {
-	case <-p.done:
-		return true
-	default:
-		return false
-	}
-}
-
-func freePort() (int, error) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return 0, err
-	}
-	defer ln.Close()
-	return ln.Addr().(*net.TCPAddr).Port, nil
-}
 
 // --- etcd and the apiservers ------------------------------------------------
 
 // controlPlane is one fresh etcd and one apiserver on it, with the
 // kubeconfigs of the administrator and of system:kube-scheduler.
 type controlPlane struct {
-	etcd, apiserver *proc
+	etcd, apiserver *testenv.Proc
 	url             string
 	adminKubeconfig string
 	schedKubeconfig string
 }
 
 func (cp *controlPlane) stop() {
-	cp.apiserver.stop()
-	cp.etcd.stop()
+	cp.apiserver.Stop(15 * time.Second)
+	cp.etcd.Stop(15 * time.Second)
 }
 
 // startControlPlane starts etcd (Debian's binary, empty data directory) and
@@ -112,7 +50,7 @@ func startControlPlane(ctx context.Context, kind, dir string, bins binaries) (cp
 	if cp.etcd, etcdURL, err = startEtcd(ctx, bins.etcd, dir); err != nil {
 		return nil, err
 	}
-	port, err := freePort()
+	port, err := testenv.Port()
 	if err != nil {
 		return nil, err
 	}
@@ -123,7 +61,7 @@ func startControlPlane(ctx context.Context, kind, dir string, bins binaries) (cp
 		// The binary makes its CA in --data-dir/pki and writes admin.kubeconfig there.
 		pkiDir = filepath.Join(dir, "data")
 		cp.adminKubeconfig = filepath.Join(pkiDir, "admin.kubeconfig")
-		cp.apiserver, err = startProc("kubik-apiserver", filepath.Join(dir, "apiserver.log"), bins.kubikAPIServer,
+		cp.apiserver, err = testenv.Spawn("kubik-apiserver", filepath.Join(dir, "apiserver.log"), bins.kubikAPIServer,
 			"--data-dir", pkiDir, "--secure-port", strconv.Itoa(port), "--etcd-servers", etcdURL, "--log-level", "warn")
 	case "upstream":
 		pkiDir = dir
@@ -133,7 +71,7 @@ func startControlPlane(ctx context.Context, kind, dir string, bins binaries) (cp
 			return nil, err
 		}
 		p := func(name string) string { return filepath.Join(pki.Dir(dir), name) }
-		cp.apiserver, err = startProc("kube-apiserver", filepath.Join(dir, "apiserver.log"), bins.upstreamAPIServer,
+		cp.apiserver, err = testenv.Spawn("kube-apiserver", filepath.Join(dir, "apiserver.log"), bins.upstreamAPIServer,
 			"--etcd-servers", etcdURL,
 			"--bind-address", "127.0.0.1", "--advertise-address", "127.0.0.1", "--secure-port", strconv.Itoa(port),
 			"--cert-dir", filepath.Join(dir, "apiserver-certs"),
@@ -181,15 +119,15 @@ func upstreamPKI(dir, url string) (admin, cert, key string, err error) {
 	return admin, cert, key, ca.WriteIdentityKubeconfig(admin, url, pki.Admin)
 }
 
-func startEtcd(ctx context.Context, etcdPath, dir string) (*proc, string, error) {
-	cp, err1 := freePort()
-	pp, err2 := freePort()
+func startEtcd(ctx context.Context, etcdPath, dir string) (*testenv.Proc, string, error) {
+	cp, err1 := testenv.Port()
+	pp, err2 := testenv.Port()
 	if err := errors.Join(err1, err2); err != nil {
 		return nil, "", err
 	}
 	url := "http://127.0.0.1:" + strconv.Itoa(cp)
 	peer := "http://127.0.0.1:" + strconv.Itoa(pp)
-	p, err := startProc("etcd", filepath.Join(dir, "etcd.log"), etcdPath, "--name", "bench",
+	p, err := testenv.Spawn("etcd", filepath.Join(dir, "etcd.log"), etcdPath, "--name", "bench",
 		"--data-dir", filepath.Join(dir, "etcd"), "--listen-client-urls", url, "--advertise-client-urls", url,
 		"--listen-peer-urls", peer, "--initial-advertise-peer-urls", peer, "--initial-cluster", "bench="+peer)
 	if err != nil {
@@ -205,9 +143,9 @@ func startEtcd(ctx context.Context, etcdPath, dir string) (*proc, string, error)
 				return p, url, nil
 			}
 		}
-		if time.Now().After(deadline) || ctx.Err() != nil || p.exited() {
-			p.stop()
-			return nil, "", fmt.Errorf("etcd not healthy within 30s (log: %s)", p.logPath)
+		if time.Now().After(deadline) || ctx.Err() != nil || p.Exited() {
+			p.Stop(15 * time.Second)
+			return nil, "", fmt.Errorf("etcd not healthy within 30s (log: %s)", p.LogPath)
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
@@ -215,7 +153,7 @@ func startEtcd(ctx context.Context, etcdPath, dir string) (*proc, string, error)
 
 // waitReady waits for the admin kubeconfig, /readyz and the default
 // namespace (upstream is ready before its bootstrap objects are all there).
-func waitReady(ctx context.Context, p *proc, url, adminKubeconfig string, timeout time.Duration) error {
+func waitReady(ctx context.Context, p *testenv.Proc, url, adminKubeconfig string, timeout time.Duration) error {
 	deadline := time.Now().Add(timeout)
 	for {
 		if _, err := os.Stat(adminKubeconfig); err == nil {
@@ -228,11 +166,11 @@ func waitReady(ctx context.Context, p *proc, url, adminKubeconfig string, timeou
 				}
 			}
 		}
-		if p.exited() {
-			return fmt.Errorf("%s exited (log: %s)", p.name, p.logPath)
+		if p.Exited() {
+			return fmt.Errorf("%s exited (log: %s)", p.Name, p.LogPath)
 		}
 		if time.Now().After(deadline) || ctx.Err() != nil {
-			return fmt.Errorf("%s not ready at %s within %v (log: %s)", p.name, url, timeout, p.logPath)
+			return fmt.Errorf("%s not ready at %s within %v (log: %s)", p.Name, url, timeout, p.LogPath)
 		}
 		time.Sleep(200 * time.Millisecond)
 	}

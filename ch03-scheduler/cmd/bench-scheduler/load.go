@@ -12,6 +12,7 @@ import (
 	"kubik/ch01-apiserver/api/corev1"
 	"kubik/ch01-apiserver/api/metav1"
 	"kubik/ch01-apiserver/api/resource"
+	"kubik/ch01-apiserver/testenv"
 	"kubik/ch03-scheduler/client"
 )
 
@@ -328,7 +329,7 @@ func (bw *bindWatcher) count(names []string) (int, error) {
 
 // wait blocks until all of names are bound, the process p exits or timeout
 // passes; it returns how many are bound.
-func (bw *bindWatcher) wait(ctx context.Context, names []string, p *proc, timeout time.Duration) (int, error) {
+func (bw *bindWatcher) wait(ctx context.Context, names []string, p *testenv.Proc, timeout time.Duration) (int, error) {
 	deadline := time.Now().Add(timeout)
 	for {
 		n, err := bw.count(names)
@@ -337,8 +338,8 @@ func (bw *bindWatcher) wait(ctx context.Context, names []string, p *proc, timeou
 			return n, err
 		case n == len(names):
 			return n, nil
-		case p.exited():
-			return n, fmt.Errorf("%s exited (log: %s)", p.name, p.logPath)
+		case p.Exited():
+			return n, fmt.Errorf("%s exited (log: %s)", p.Name, p.LogPath)
 		case time.Now().After(deadline):
 			return n, fmt.Errorf("%d of %d pods bound after %v", n, len(names), timeout)
 		}

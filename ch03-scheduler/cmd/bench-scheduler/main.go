@@ -48,6 +48,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"kubik/ch01-apiserver/testenv"
 )
 
 var (
@@ -274,7 +276,7 @@ func chooseAPIServer(ctx context.Context, tmp string, bins binaries, withUpstrea
 	return "upstream", nil
 }
 
-func startScheduler(which, dir string, nodes, rep int, cp *controlPlane, bins binaries) (*proc, error) {
+func startScheduler(which, dir string, nodes, rep int, cp *controlPlane, bins binaries) (*testenv.Proc, error) {
 	logPath := filepath.Join(dir, "scheduler.log")
 	if which == "kubik" {
 		args := []string{"--kubeconfig", cp.schedKubeconfig, "--leader-elect=false", "--log-level", "warn",
@@ -286,10 +288,10 @@ func startScheduler(which, dir string, nodes, rep int, cp *controlPlane, bins bi
 			}
 			args = append(args, "--cpuprofile", abs)
 		}
-		return startProc("kube-scheduler (kubik)", logPath, bins.kubikScheduler, args...)
+		return testenv.Spawn("kube-scheduler (kubik)", logPath, bins.kubikScheduler, args...)
 	}
 	sk := cp.schedKubeconfig
-	return startProc("kube-scheduler (upstream)", logPath, bins.upstreamScheduler,
+	return testenv.Spawn("kube-scheduler (upstream)", logPath, bins.upstreamScheduler,
 		"--kubeconfig", sk, "--authentication-kubeconfig", sk, "--authorization-kubeconfig", sk,
 		"--bind-address", "127.0.0.1", "--secure-port", "0", "--leader-elect=false",
 		"--kube-api-qps=10000", "--kube-api-burst=10000")

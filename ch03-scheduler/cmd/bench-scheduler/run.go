@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"kubik/ch01-apiserver/api/eventsv1"
+	"kubik/ch01-apiserver/testenv"
 	"kubik/ch03-scheduler/client"
 )
 
@@ -94,7 +95,7 @@ func (r *runResult) measure(ctx context.Context, apiserver, which string, n, rep
 	if err != nil {
 		return err
 	}
-	defer sched.stop()
+	defer sched.Stop(15 * time.Second)
 	names := podNames("pod", *podsFlag)
 	r.bound, err = bw.wait(ctx, names, sched, *timeout)
 	cpu1 := cpuOf(cp.apiserver, cp.etcd, sched)
@@ -118,7 +119,7 @@ func (r *runResult) measure(ctx context.Context, apiserver, which string, n, rep
 		}
 	}
 	if err != nil {
-		return fmt.Errorf("phase 1: %w (scheduler log: %s)", err, sched.logPath)
+		return fmt.Errorf("phase 1: %w (scheduler log: %s)", err, sched.LogPath)
 	}
 
 	// Phase 2.
@@ -140,7 +141,7 @@ func (r *runResult) measure(ctx context.Context, apiserver, which string, n, rep
 		slices.Sort(lat)
 		r.steadyP50, r.steadyP99 = percentile(lat, 50), percentile(lat, 99)
 		if err != nil {
-			return fmt.Errorf("phase 2: %w (scheduler log: %s)", err, sched.logPath)
+			return fmt.Errorf("phase 2: %w (scheduler log: %s)", err, sched.LogPath)
 		}
 	}
 	// Events are written in the background: give them a moment, then count.
@@ -154,11 +155,11 @@ func (r *runResult) measure(ctx context.Context, apiserver, which string, n, rep
 			r.scheduledEvents++
 		}
 	}
-	sched.stop()
+	sched.Stop(15 * time.Second)
 	if which == "kubik" {
-		if log, _ := os.ReadFile(sched.logPath); len(log) > 0 {
+		if log, _ := os.ReadFile(sched.LogPath); len(log) > 0 {
 			lines := strings.Split(strings.TrimSpace(string(log)), "\n")
-			fmt.Printf("  our scheduler logged %d lines at warn or above (%s), the first: %.200s\n", len(lines), sched.logPath, lines[0])
+			fmt.Printf("  our scheduler logged %d lines at warn or above (%s), the first: %.200s\n", len(lines), sched.LogPath, lines[0])
 		}
 	}
 	return nil
@@ -283,10 +284,10 @@ func percentile(sorted []time.Duration, p int) time.Duration {
 }
 
 // cpuOf reads the CPU time (user + system) each process has used so far.
-func cpuOf(ps ...*proc) []time.Duration {
+func cpuOf(ps ...*testenv.Proc) []time.Duration {
 	out := make([]time.Duration, len(ps))
 	for i, p := range ps {
-		b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", p.cmd.Process.Pid))
+		b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", p.Cmd.Process.Pid))
 		if err != nil {
 			continue
 		}

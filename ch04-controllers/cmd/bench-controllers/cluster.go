@@ -4,18 +4,15 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net"
+	"kubik/ch01-apiserver/api/corev1"
+	"kubik/ch01-apiserver/pki"
+	"kubik/ch01-apiserver/testenv"
+	"kubik/ch03-scheduler/client"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
-	"syscall"
 	"time"
-
-	"kubik/ch01-apiserver/api/corev1"
-	"kubik/ch01-apiserver/pki"
-	"kubik/ch03-scheduler/client"
 )
 
 // --- processes --------------------------------------------------------------
@@ -23,52 +20,6 @@ import (
 // proc is a process this program started (the cluster, a controller
 // manager); it is stopped by its
 // PID only.
-type proc struct {
-	name    string
-	cmd     *exec.Cmd
-	done    chan struct{}
-	logPath string
-}
-
-func startProc(name, logPath, binary string, args ...string) (*proc, error) {
-	logf, err := os.Create(logPath)
-	if err != nil {
-		return nil, err
-	}
-	cmd := exec.Command(binary, args...)
-	cmd.Stdout, cmd.Stderr = logf, logf
-	if err := cmd.Start(); err != nil {
-		logf.Close()
-		return nil, fmt.Errorf("starting %s: %w", name, err)
-	}
-	p := &proc{name: name, cmd: cmd, done: make(chan struct{}), logPath: logPath}
-	go func() { cmd.Wait(); logf.Close(); close(p.done) }()
-	return p, nil
-}
-
-// stop sends SIGTERM, then SIGKILL after 15s (ours writes its CPU profile
-// on SIGTERM).
-func (p *proc) stop() {
-	if p == nil {
-		return
-	}
-	p.cmd.Process.Signal(syscall.SIGTERM)
-	select {
-	case <-p.done:
-	case <-time.After(15 * time.Second):
-		p.cmd.Process.Kill()
-		<-p.done
-	}
-}
-
-func (p *proc) exited() bool {
-	select {
-	case <-p.done:
-		return true
-	default:
-		return false
-	}
-}
 
 // cpuTime is the user+system CPU time the process pid has used so far
 // (/proc/<pid>/stat, in clock ticks of 1/100 s on Linux).
@@ -98,7 +49,7 @@ func cpuTime(pid int) time.Duration {
 // kubeconfigs of the administrator and of system:kube-controller-manager
 // (for the manager under test).
 type cluster struct {
-	*proc
+	*testenv.Proc
 	url             string
 	adminKubeconfig string
 	kcmKubeconfig   string
@@ -109,12 +60,12 @@ type cluster struct {
 // not-ready-taint stand-in removes node.kubernetes.io/not-ready).
 func startCluster(ctx context.Context, binary, dir string, nodes int) (c *cluster, err error) {
 	data := filepath.Join(dir, "data")
-	port, err := freePort()
+	port, err := testenv.Port()
 	if err != nil {
 		return nil, err
 	}
 	c = &cluster{url: "https://127.0.0.1:" + strconv.Itoa(port), adminKubeconfig: filepath.Join(data, "admin.kubeconfig")}
-	c.proc, err = startProc("kubik cluster (ch03 binary)", filepath.Join(dir, "cluster.log"), binary,
+	c.Proc, err = testenv.Spawn("kubik cluster (ch03 binary)", filepath.Join(dir, "cluster.log"), binary,
 		"--data-dir", data, "--secure-port", strconv.Itoa(port), "--hollow-nodes", strconv.Itoa(nodes),
 		"--leader-elect=false", "--log-level", "warn")
 	if err != nil {
@@ -122,7 +73,7 @@ func startCluster(ctx context.Context, binary, dir string, nodes int) (c *cluste
 	}
 	defer func() {
 		if err != nil {
-			c.stop()
+			c.Stop(15 * time.Second)
 		}
 	}()
 
@@ -143,12 +94,12 @@ func startCluster(ctx context.Context, binary, dir string, nodes int) (c *cluste
 				break
 			}
 		}
-		if c.exited() {
-			return nil, fmt.Errorf("%s exited (log: %s)", c.name, c.logPath)
+		if c.Exited() {
+			return nil, fmt.Errorf("%s exited (log: %s)", c.Name, c.LogPath)
 		}
 		if time.Now().After(deadline) || ctx.Err() != nil {
 			return nil, fmt.Errorf("%d of %d hollow nodes Ready and untainted after 2m (last error: %v; log: %s)",
-				ready, nodes, err, c.logPath)
+				ready, nodes, err, c.LogPath)
 		}
 		time.Sleep(500 * time.Millisecond)
 	}
@@ -162,15 +113,6 @@ func startCluster(ctx context.Context, binary, dir string, nodes int) (c *cluste
 		return nil, err
 	}
 	return c, nil
-}
-
-func freePort() (int, error) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return 0, err
-	}
-	defer ln.Close()
-	return ln.Addr().(*net.TCPAddr).Port, nil
 }
 
 func readyNodes(ctx context.Context, c *client.Client) (int, error) {

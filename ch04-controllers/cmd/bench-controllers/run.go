@@ -12,6 +12,7 @@ import (
 
 	"kubik/ch01-apiserver/api/appsv1"
 	"kubik/ch01-apiserver/api/corev1"
+	"kubik/ch01-apiserver/testenv"
 	"kubik/ch03-scheduler/client"
 )
 
@@ -47,7 +48,7 @@ func (r *result) measure(ctx context.Context, which string, rep int, bins binari
 	if err != nil {
 		return err
 	}
-	defer c.stop()
+	defer c.Stop(15 * time.Second)
 	fmt.Printf("  cluster with %d Ready hollow nodes in %v\n", *nodesFlag, time.Since(t).Round(time.Millisecond))
 	admin, err := newClient(c.adminKubeconfig, "bench-controllers")
 	if err != nil {
@@ -60,11 +61,11 @@ func (r *result) measure(ctx context.Context, which string, rep int, bins binari
 	}
 	r.logPath = filepath.Join(dir, "kube-controller-manager.log")
 	start := time.Now()
-	kcm, err := startProc("kube-controller-manager ("+label(which)+")", r.logPath, binary, kcmArgs(which, c.kcmKubeconfig, rep)...)
+	kcm, err := testenv.Spawn("kube-controller-manager ("+label(which)+")", r.logPath, binary, kcmArgs(which, c.kcmKubeconfig, rep)...)
 	if err != nil {
 		return err
 	}
-	defer kcm.stop()
+	defer kcm.Stop(15 * time.Second)
 
 	// Warm-up: the manager is up once a 1-replica Deployment is available.
 	warm := newDeployment(1)
@@ -78,20 +79,20 @@ func (r *result) measure(ctx context.Context, which string, rep int, bins binari
 		if err == nil && available(1)(d) {
 			break
 		}
-		if kcm.exited() {
-			return fmt.Errorf("%s exited (log: %s)", kcm.name, r.logPath)
+		if kcm.Exited() {
+			return fmt.Errorf("%s exited (log: %s)", kcm.Name, r.logPath)
 		}
 		if time.Since(start) > 2*time.Minute || ctx.Err() != nil {
-			return fmt.Errorf("%s: a 1-replica Deployment not available within 2m (log: %s)", kcm.name, r.logPath)
+			return fmt.Errorf("%s: a 1-replica Deployment not available within 2m (log: %s)", kcm.Name, r.logPath)
 		}
 		time.Sleep(pollInterval)
 	}
 	r.warmup = time.Since(start)
 
-	kcmCPU, clusterCPU := cpuTime(kcm.cmd.Process.Pid), cpuTime(c.cmd.Process.Pid)
+	kcmCPU, clusterCPU := cpuTime(kcm.Cmd.Process.Pid), cpuTime(c.Cmd.Process.Pid)
 	defer func() {
-		r.kcmCPU = cpuTime(kcm.cmd.Process.Pid) - kcmCPU
-		r.clusterCPU = cpuTime(c.cmd.Process.Pid) - clusterCPU
+		r.kcmCPU = cpuTime(kcm.Cmd.Process.Pid) - kcmCPU
+		r.clusterCPU = cpuTime(c.Cmd.Process.Pid) - clusterCPU
 	}()
 	n := int32(*replicasFlag)
 	if r.t1, err = createDeployment(ctx, admin, n, *timeout); err != nil {
