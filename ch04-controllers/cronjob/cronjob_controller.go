@@ -30,7 +30,6 @@ package cronjob
 import (
 	"context"
 	"log/slog"
-	"sync"
 	"time"
 
 	"kubik/ch01-apiserver/api/batchv1"
@@ -95,21 +94,8 @@ func newController(cc *controller.ControllerContext, clock workqueue.Clock) *Cro
 
 // Run waits for the caches and runs workers until ctx ends.
 func (c *CronJobController) Run(ctx context.Context, workers int) {
-	defer c.queue.ShutDown()
 	go c.recorder.Run(ctx)
-	if !informer.WaitForCacheSync(ctx, c.cronJobs.HasSynced, c.jobs.HasSynced) {
-		return
-	}
-	var wg sync.WaitGroup
-	for range workers {
-		wg.Go(func() {
-			for c.processNextWorkItem(ctx) {
-			}
-		})
-	}
-	<-ctx.Done()
-	c.queue.ShutDown()
-	wg.Wait()
+	controller.RunWorkers(ctx, c.queue, workers, c.processNextWorkItem, c.cronJobs.HasSynced, c.jobs.HasSynced)
 }
 
 func (c *CronJobController) processNextWorkItem(ctx context.Context) bool {

@@ -38,7 +38,6 @@ import (
 	"log/slog"
 	"maps"
 	"slices"
-	"sync"
 
 	"kubik/ch01-apiserver/api/appsv1"
 	"kubik/ch01-apiserver/api/corev1"
@@ -167,36 +166,8 @@ func dsKeyOf(p *corev1.Pod) string {
 
 // Run waits for the caches and runs workers until ctx ends.
 func (c *DaemonSetsController) Run(ctx context.Context, workers int) {
-	defer c.queue.ShutDown()
 	go c.recorder.Run(ctx)
-	if !informer.WaitForCacheSync(ctx, c.dsets.HasSynced, c.pods.HasSynced, c.nodes.HasSynced) {
-		return
-	}
-	var wg sync.WaitGroup
-	for range workers {
-		wg.Go(func() {
-			for {
-				key, quit := c.queue.Get()
-				if quit {
-					return
-				}
-				requeue, err := c.syncDaemonSet(ctx, key)
-				if err != nil {
-					if ctx.Err() == nil {
-						c.log.Warn("syncing daemonset failed; retrying", "daemonset", key, "err", err)
-					}
-					c.queue.AddRateLimited(key)
-				} else {
-					c.queue.Forget(key)
-					if requeue > 0 {
-						c.queue.AddAfter(key, requeue)
-					}
-				}
-				c.queue.Done(key)
-			}
-		})
-	}
-	<-ctx.Done()
-	c.queue.ShutDown()
-	wg.Wait()
+	controller.RunWorkers(ctx, c.queue, workers, func(ctx context.Context) bool {
+		return controller.ProcessNextWorkItem(ctx, c.queue, c.syncDaemonSet, c.log, "daemonset")
+	}, c.dsets.HasSynced, c.pods.HasSynced, c.nodes.HasSynced)
 }

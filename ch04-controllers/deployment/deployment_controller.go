@@ -28,7 +28,6 @@ import (
 	"fmt"
 	"log/slog"
 	"reflect"
-	"sync"
 	"time"
 
 	"kubik/ch01-apiserver/api/appsv1"
@@ -91,24 +90,9 @@ func NewDeploymentController(cc *controller.ControllerContext) (*DeploymentContr
 
 // Run waits for the caches, then runs workers until ctx ends.
 func (dc *DeploymentController) Run(ctx context.Context, workers int) {
-	defer dc.queue.ShutDown()
 	go dc.recorder.Run(ctx)
 	dc.log.Info("Starting controller", "name", "deployment")
-	if !informer.WaitForCacheSync(ctx, dc.dInformer.HasSynced, dc.rsInformer.HasSynced, dc.podInformer.HasSynced) {
-		return
-	}
-	var wg sync.WaitGroup
-	for range workers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for dc.processNextWorkItem(ctx) {
-			}
-		}()
-	}
-	<-ctx.Done()
-	dc.queue.ShutDown()
-	wg.Wait()
+	controller.RunWorkers(ctx, dc.queue, workers, dc.processNextWorkItem, dc.dInformer.HasSynced, dc.rsInformer.HasSynced, dc.podInformer.HasSynced)
 }
 
 func (dc *DeploymentController) processNextWorkItem(ctx context.Context) bool {

@@ -29,7 +29,6 @@ import (
 	"context"
 	"log/slog"
 	"maps"
-	"sync"
 
 	"kubik/ch01-apiserver/api/corev1"
 	"kubik/ch01-apiserver/apiserver/selection"
@@ -105,33 +104,9 @@ func (c *EndpointController) enqueueServicesOf(p, old *corev1.Pod) {
 
 // Run waits for the caches and runs workers until ctx ends.
 func (c *EndpointController) Run(ctx context.Context, workers int) {
-	defer c.queue.ShutDown()
-	if !informer.WaitForCacheSync(ctx, c.services.HasSynced, c.pods.HasSynced, c.endpoints.HasSynced) {
-		return
-	}
-	var wg sync.WaitGroup
-	for range workers {
-		wg.Go(func() {
-			for {
-				key, quit := c.queue.Get()
-				if quit {
-					return
-				}
-				if err := c.syncService(ctx, key); err != nil {
-					if ctx.Err() == nil {
-						c.log.Warn("syncing endpoints failed; retrying", "service", key, "err", err)
-					}
-					c.queue.AddRateLimited(key)
-				} else {
-					c.queue.Forget(key)
-				}
-				c.queue.Done(key)
-			}
-		})
-	}
-	<-ctx.Done()
-	c.queue.ShutDown()
-	wg.Wait()
+	controller.RunWorkers(ctx, c.queue, workers, func(ctx context.Context) bool {
+		return controller.ProcessNextWorkItem(ctx, c.queue, controller.SyncErr(c.syncService), c.log, "service")
+	}, c.services.HasSynced, c.pods.HasSynced, c.endpoints.HasSynced)
 }
 
 func copyLabels(m map[string]string) map[string]string {

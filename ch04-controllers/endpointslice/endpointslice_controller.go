@@ -37,7 +37,6 @@ package endpointslice
 import (
 	"context"
 	"log/slog"
-	"sync"
 
 	"kubik/ch01-apiserver/api/corev1"
 	"kubik/ch01-apiserver/api/discoveryv1"
@@ -125,31 +124,7 @@ func (c *EndpointSliceController) enqueueServicesOf(p, old *corev1.Pod) {
 
 // Run waits for the caches and runs workers until ctx ends.
 func (c *EndpointSliceController) Run(ctx context.Context, workers int) {
-	defer c.queue.ShutDown()
-	if !informer.WaitForCacheSync(ctx, c.services.HasSynced, c.pods.HasSynced, c.nodes.HasSynced, c.slices.HasSynced) {
-		return
-	}
-	var wg sync.WaitGroup
-	for range workers {
-		wg.Go(func() {
-			for {
-				key, quit := c.queue.Get()
-				if quit {
-					return
-				}
-				if err := c.syncService(ctx, key); err != nil {
-					if ctx.Err() == nil {
-						c.log.Warn("syncing endpointslices failed; retrying", "service", key, "err", err)
-					}
-					c.queue.AddRateLimited(key)
-				} else {
-					c.queue.Forget(key)
-				}
-				c.queue.Done(key)
-			}
-		})
-	}
-	<-ctx.Done()
-	c.queue.ShutDown()
-	wg.Wait()
+	controller.RunWorkers(ctx, c.queue, workers, func(ctx context.Context) bool {
+		return controller.ProcessNextWorkItem(ctx, c.queue, controller.SyncErr(c.syncService), c.log, "service")
+	}, c.services.HasSynced, c.pods.HasSynced, c.nodes.HasSynced, c.slices.HasSynced)
 }

@@ -199,42 +199,11 @@ func (c *JobController) finalizersSatisfied(key string) bool {
 
 // Run waits for the caches and runs workers until ctx ends.
 func (c *JobController) Run(ctx context.Context, workers int) {
-	defer c.queue.ShutDown()
 	go c.recorder.Run(ctx)
 	c.log.Info("starting job controller")
-	if !informer.WaitForCacheSync(ctx, c.jobs.HasSynced, c.pods.HasSynced) {
-		return
-	}
-	var wg sync.WaitGroup
-	for range workers {
-		wg.Go(func() {
-			for c.processNextWorkItem(ctx) {
-			}
-		})
-	}
-	<-ctx.Done()
-	c.queue.ShutDown()
-	wg.Wait()
+	controller.RunWorkers(ctx, c.queue, workers, c.processNextWorkItem, c.jobs.HasSynced, c.pods.HasSynced)
 }
 
 func (c *JobController) processNextWorkItem(ctx context.Context) bool {
-	key, quit := c.queue.Get()
-	if quit {
-		return false
-	}
-	defer c.queue.Done(key)
-	requeueAfter, err := c.syncJob(ctx, key)
-	switch {
-	case err != nil:
-		if ctx.Err() == nil {
-			c.log.Warn("syncing job failed; retrying", "job", key, "err", err)
-		}
-		c.queue.AddRateLimited(key)
-	default:
-		c.queue.Forget(key)
-		if requeueAfter > 0 {
-			c.queue.AddAfter(key, requeueAfter)
-		}
-	}
-	return true
+	return controller.ProcessNextWorkItem(ctx, c.queue, c.syncJob, c.log, "job")
 }

@@ -30,7 +30,6 @@ import (
 	"context"
 	"errors"
 	"log/slog"
-	"sync"
 	"time"
 
 	"kubik/ch01-apiserver/api/corev1"
@@ -90,21 +89,8 @@ func (nm *NamespaceController) enqueueNamespace(ns *corev1.Namespace) {
 
 // Run waits for the namespace informer, then runs workers until ctx ends.
 func (nm *NamespaceController) Run(ctx context.Context, workers int) {
-	defer nm.queue.ShutDown()
 	nm.log.Info("starting")
-	if !informer.WaitForCacheSync(ctx, nm.informer.HasSynced) {
-		return
-	}
-	var wg sync.WaitGroup
-	for range max(workers, 1) {
-		wg.Go(func() {
-			for nm.processNextWorkItem(ctx) {
-			}
-		})
-	}
-	<-ctx.Done()
-	nm.queue.ShutDown()
-	wg.Wait()
+	controller.RunWorkers(ctx, nm.queue, workers, nm.processNextWorkItem, nm.informer.HasSynced)
 }
 
 func (nm *NamespaceController) processNextWorkItem(ctx context.Context) bool {

@@ -89,41 +89,13 @@ func NewReplicaSetController(cc *controller.ControllerContext) (*ReplicaSetContr
 
 // Run waits for the caches, then runs workers until ctx ends.
 func (c *ReplicaSetController) Run(ctx context.Context, workers int) {
-	defer c.queue.ShutDown()
 	go c.recorder.Run(ctx)
 	c.log.Info("Starting controller", "name", "replicaset")
-	if !informer.WaitForCacheSync(ctx, c.rsInformer.HasSynced, c.podInformer.HasSynced) {
-		return
-	}
-	var wg sync.WaitGroup
-	for range workers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for c.processNextWorkItem(ctx) {
-			}
-		}()
-	}
-	<-ctx.Done()
-	c.queue.ShutDown()
-	wg.Wait()
+	controller.RunWorkers(ctx, c.queue, workers, c.processNextWorkItem, c.rsInformer.HasSynced, c.podInformer.HasSynced)
 }
 
 func (c *ReplicaSetController) processNextWorkItem(ctx context.Context) bool {
-	key, quit := c.queue.Get()
-	if quit {
-		return false
-	}
-	defer c.queue.Done(key)
-	if err := c.syncReplicaSet(ctx, key); err != nil {
-		if ctx.Err() == nil {
-			c.log.Info("sync failed; requeued", "replicaset", key, "err", err)
-		}
-		c.queue.AddRateLimited(key)
-		return true
-	}
-	c.queue.Forget(key)
-	return true
+	return controller.ProcessNextWorkItem(ctx, c.queue, controller.SyncErr(c.syncReplicaSet), c.log, "replicaset")
 }
 
 func (c *ReplicaSetController) enqueue(rs *appsv1.ReplicaSet) {

@@ -16,7 +16,6 @@ import (
 	"context"
 	"errors"
 	"log/slog"
-	"sync"
 
 	"kubik/ch01-apiserver/api/corev1"
 	"kubik/ch01-apiserver/api/metav1"
@@ -67,38 +66,12 @@ func NewServiceAccountsController(cc *controller.ControllerContext) (*ServiceAcc
 
 // Run waits for both informers, then runs workers until ctx ends.
 func (c *ServiceAccountsController) Run(ctx context.Context, workers int) {
-	defer c.queue.ShutDown()
 	c.log.Info("starting")
-	if !informer.WaitForCacheSync(ctx, c.saInformer.HasSynced, c.nsInformer.HasSynced) {
-		return
-	}
-	var wg sync.WaitGroup
-	for range max(workers, 1) {
-		wg.Go(func() {
-			for c.processNextWorkItem(ctx) {
-			}
-		})
-	}
-	<-ctx.Done()
-	c.queue.ShutDown()
-	wg.Wait()
+	controller.RunWorkers(ctx, c.queue, workers, c.processNextWorkItem, c.saInformer.HasSynced, c.nsInformer.HasSynced)
 }
 
 func (c *ServiceAccountsController) processNextWorkItem(ctx context.Context) bool {
-	key, quit := c.queue.Get()
-	if quit {
-		return false
-	}
-	defer c.queue.Done(key)
-	if err := c.syncNamespace(ctx, key); err != nil {
-		if ctx.Err() == nil {
-			c.log.Info("sync failed; retrying", "namespace", key, "err", err)
-		}
-		c.queue.AddRateLimited(key)
-		return true
-	}
-	c.queue.Forget(key)
-	return true
+	return controller.ProcessNextWorkItem(ctx, c.queue, controller.SyncErr(c.syncNamespace), c.log, "namespace")
 }
 
 // syncNamespace creates the missing ServiceAccounts of an active namespace.

@@ -15,7 +15,6 @@ package ttlafterfinished
 import (
 	"context"
 	"log/slog"
-	"sync"
 	"time"
 
 	"kubik/ch01-apiserver/api/batchv1"
@@ -64,35 +63,9 @@ func newController(cc *controller.ControllerContext, clock workqueue.Clock) *TTL
 
 // Run waits for the cache and runs workers until ctx ends.
 func (c *TTLAfterFinishedController) Run(ctx context.Context, workers int) {
-	defer c.queue.ShutDown()
-	if !informer.WaitForCacheSync(ctx, c.jobs.HasSynced) {
-		return
-	}
-	var wg sync.WaitGroup
-	for range workers {
-		wg.Go(func() {
-			for {
-				key, quit := c.queue.Get()
-				if quit {
-					return
-				}
-				after, err := c.processJob(ctx, key)
-				if err != nil {
-					c.log.Warn("cannot clean up job; retrying", "job", key, "err", err)
-					c.queue.AddRateLimited(key)
-				} else {
-					c.queue.Forget(key)
-					if after > 0 {
-						c.queue.AddAfter(key, after)
-					}
-				}
-				c.queue.Done(key)
-			}
-		})
-	}
-	<-ctx.Done()
-	c.queue.ShutDown()
-	wg.Wait()
+	controller.RunWorkers(ctx, c.queue, workers, func(ctx context.Context) bool {
+		return controller.ProcessNextWorkItem(ctx, c.queue, c.processJob, c.log, "job")
+	}, c.jobs.HasSynced)
 }
 
 // processJob deletes the Job if it has expired, or says how long to wait.

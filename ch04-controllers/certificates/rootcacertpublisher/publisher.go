@@ -18,7 +18,6 @@ import (
 	"context"
 	"log/slog"
 	"maps"
-	"sync"
 
 	"kubik/ch01-apiserver/api/corev1"
 	"kubik/ch01-apiserver/api/metav1"
@@ -87,38 +86,12 @@ func NewPublisher(cc *controller.ControllerContext, rootCA []byte) (*Publisher, 
 
 // Run waits for the informers, then runs workers until ctx ends.
 func (p *Publisher) Run(ctx context.Context, workers int) {
-	defer p.queue.ShutDown()
 	p.log.Info("starting")
-	if !informer.WaitForCacheSync(ctx, p.cmInformer.HasSynced, p.nsInformer.HasSynced) {
-		return
-	}
-	var wg sync.WaitGroup
-	for range max(workers, 1) {
-		wg.Go(func() {
-			for p.processNextWorkItem(ctx) {
-			}
-		})
-	}
-	<-ctx.Done()
-	p.queue.ShutDown()
-	wg.Wait()
+	controller.RunWorkers(ctx, p.queue, workers, p.processNextWorkItem, p.cmInformer.HasSynced, p.nsInformer.HasSynced)
 }
 
 func (p *Publisher) processNextWorkItem(ctx context.Context) bool {
-	ns, quit := p.queue.Get()
-	if quit {
-		return false
-	}
-	defer p.queue.Done(ns)
-	if err := p.syncNamespace(ctx, ns); err != nil {
-		if ctx.Err() == nil {
-			p.log.Info("sync failed; retrying", "namespace", ns, "err", err)
-		}
-		p.queue.AddRateLimited(ns)
-		return true
-	}
-	p.queue.Forget(ns)
-	return true
+	return controller.ProcessNextWorkItem(ctx, p.queue, controller.SyncErr(p.syncNamespace), p.log, "namespace")
 }
 
 // syncNamespace makes the namespace's kube-root-ca.crt hold the CA.
