@@ -134,12 +134,15 @@ func TestNodeGoesSilent(t *testing.T) {
 	if d := getCondition(&node.Status, corev1.NodeDiskPressure); d.Reason != "NodeStatusNeverUpdated" || d.Message != "Kubelet never posted node status." {
 		t.Errorf("DiskPressure (never posted): %+v", d)
 	}
-	pod, _ := client.Get[corev1.Pod](env.Ctx, env.Admin, "default", p.Name)
-	for _, cond := range pod.Status.Conditions {
-		if cond.Type == corev1.PodReady && cond.Status != corev1.ConditionFalse {
-			t.Errorf("pod Ready: %+v (MarkPodsNotReady)", cond)
+	controllertest.Eventually(t, "pod marked not Ready (MarkPodsNotReady)", func() bool {
+		pod, _ := client.Get[corev1.Pod](env.Ctx, env.Admin, "default", p.Name)
+		for _, cond := range pod.Status.Conditions {
+			if cond.Type == corev1.PodReady {
+				return cond.Status == corev1.ConditionFalse
+			}
 		}
-	}
+		return false
+	})
 	controllertest.Eventually(t, "node Unknown in cache", func() bool {
 		n, _ := c.nodes.GetStore().Get("", "n1")
 		return getCondition(&n.Status, corev1.NodeReady).Status == corev1.ConditionUnknown

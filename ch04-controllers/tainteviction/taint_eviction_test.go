@@ -58,8 +58,10 @@ func TestTaintEviction(t *testing.T) {
 	mk("short", tol(ptr(int64(2))))
 	mk("daemon", tol(nil))
 	controllertest.Eventually(t, "cache", func() bool {
+		// The NoExecute taint, not the not-ready one admission put on the
+		// new Node: the cache may not have seen the update yet.
 		n, _ := c.nodes.GetStore().Get("", "n1")
-		return n != nil && len(n.Spec.Taints) > 0 && len(c.pods.GetStore().List()) == 3
+		return n != nil && len(noExecuteTaints(n)) > 0 && len(c.pods.GetStore().List()) == 3
 	})
 	c.handleNode("n1")
 	c.mu.Lock()
