@@ -62,6 +62,7 @@ func BuildBinary(pkg string) (string, error) {
 	if err != nil {
 		return "", err
 	}
+	builtDirs = append(builtDirs, dir)
 	bin := filepath.Join(dir, filepath.Base(pkg))
 	cmd := exec.Command("go", "build", "-o", bin, pkg)
 	if out, err := cmd.CombinedOutput(); err != nil {
@@ -299,4 +300,27 @@ func Eventually(t testing.TB, what string, timeout time.Duration, f func() (last
 		}
 		time.Sleep(300 * time.Millisecond)
 	}
+}
+
+// builtDirs are the directories BuildBinary made (under buildMu).
+var builtDirs []string
+
+// RemoveBuilt deletes every binary BuildBinary made in this process; the
+// next BuildBinary builds again.
+func RemoveBuilt() {
+	buildMu.Lock()
+	defer buildMu.Unlock()
+	for _, d := range builtDirs {
+		os.RemoveAll(d)
+	}
+	builtDirs = nil
+	clear(buildCache)
+}
+
+// Main is the TestMain of a package whose tests build chapter binaries:
+// it runs the tests, then removes the binaries (tens of megabytes each).
+func Main(m *testing.M) {
+	code := m.Run()
+	RemoveBuilt()
+	os.Exit(code)
 }

@@ -45,6 +45,7 @@ func main() {
 			failed = true
 		}
 	}
+	testenv.RemoveBuilt() // the chapter binaries built for the runs
 	if failed {
 		os.Exit(1)
 	}
