@@ -1,10 +1,17 @@
 package testenv
 
 import (
+	"bytes"
+	"context"
+	"errors"
 	"fmt"
+	"io"
 	"net"
+	"net/http"
 	"os"
 	"os/exec"
+	"path/filepath"
+	"strconv"
 	"syscall"
 	"time"
 )
@@ -70,4 +77,39 @@ func Port() (int, error) {
 	}
 	defer ln.Close()
 	return ln.Addr().(*net.TCPAddr).Port, nil
+}
+
+// StartEtcd runs a one-member etcd (the binary at etcdPath) on free
+// loopback ports with its data in dir/etcd and its log in dir/etcd.log, and
+// waits until /health says so; it returns the process and the client URL.
+func StartEtcd(ctx context.Context, etcdPath, dir string) (*Proc, string, error) {
+	cp, err1 := Port()
+	pp, err2 := Port()
+	if err := errors.Join(err1, err2); err != nil {
+		return nil, "", err
+	}
+	url := "http://127.0.0.1:" + strconv.Itoa(cp)
+	peer := "http://127.0.0.1:" + strconv.Itoa(pp)
+	p, err := Spawn("etcd", filepath.Join(dir, "etcd.log"), etcdPath, "--name", "bench",
+		"--data-dir", filepath.Join(dir, "etcd"), "--listen-client-urls", url, "--advertise-client-urls", url,
+		"--listen-peer-urls", peer, "--initial-advertise-peer-urls", peer, "--initial-cluster", "bench="+peer)
+	if err != nil {
+		return nil, "", err
+	}
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		resp, err := http.Get(url + "/health")
+		if err == nil {
+			body, _ := io.ReadAll(resp.Body)
+			resp.Body.Close()
+			if bytes.Contains(body, []byte(`"true"`)) {
+				return p, url, nil
+			}
+		}
+		if time.Now().After(deadline) || ctx.Err() != nil || p.Exited() {
+			p.Stop(15 * time.Second)
+			return nil, "", fmt.Errorf("etcd not healthy within 30s (log: %s)", p.LogPath)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
 }

@@ -25,7 +25,6 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"io"
 	"log/slog"
 	"net/http"
 	"os"
@@ -164,7 +163,7 @@ func measureServer(ctx context.Context, dir, etcdPath string, start func(dir, et
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, err
 	}
-	etcd, etcdURL, err := startEtcd(ctx, etcdPath, dir)
+	etcd, etcdURL, err := testenv.StartEtcd(ctx, etcdPath, dir)
 	if err != nil {
 		return nil, err
 	}
@@ -295,7 +294,7 @@ func measureInProcess(ctx context.Context, dir, etcdPath string, fanouts [][2]in
 		if err := os.MkdirAll(sub, 0o755); err != nil {
 			return err
 		}
-		etcd, etcdURL, err := startEtcd(ctx, etcdPath, sub)
+		etcd, etcdURL, err := testenv.StartEtcd(ctx, etcdPath, sub)
 		if err != nil {
 			return err
 		}
@@ -408,38 +407,6 @@ func printTable(columns []string, results map[string]result, fanouts [][2]int) {
 				f[0], f[1], fmtNum(results["inprocess"][k+".rate"]), results["inprocess"][k+".allocs"],
 				fmtNum(results["inprocess-nocache"][k+".rate"]), results["inprocess-nocache"][k+".allocs"])
 		}
-	}
-}
-
-func startEtcd(ctx context.Context, etcdPath, dir string) (*testenv.Proc, string, error) {
-	cp, err1 := testenv.Port()
-	pp, err2 := testenv.Port()
-	if err := errors.Join(err1, err2); err != nil {
-		return nil, "", err
-	}
-	url := "http://127.0.0.1:" + strconv.Itoa(cp)
-	peer := "http://127.0.0.1:" + strconv.Itoa(pp)
-	p, err := testenv.Spawn("etcd", filepath.Join(dir, "etcd.log"), etcdPath, "--name", "bench",
-		"--data-dir", filepath.Join(dir, "etcd"), "--listen-client-urls", url, "--advertise-client-urls", url,
-		"--listen-peer-urls", peer, "--initial-advertise-peer-urls", peer, "--initial-cluster", "bench="+peer)
-	if err != nil {
-		return nil, "", err
-	}
-	deadline := time.Now().Add(30 * time.Second)
-	for {
-		resp, err := http.Get(url + "/health")
-		if err == nil {
-			body, _ := io.ReadAll(resp.Body)
-			resp.Body.Close()
-			if bytes.Contains(body, []byte(`"true"`)) {
-				return p, url, nil
-			}
-		}
-		if time.Now().After(deadline) || ctx.Err() != nil {
-			p.Stop(10 * time.Second)
-			return nil, "", fmt.Errorf("etcd not healthy within 30s (log: %s)", p.LogPath)
-		}
-		time.Sleep(100 * time.Millisecond)
 	}
 }
 

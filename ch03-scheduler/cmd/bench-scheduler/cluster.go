@@ -1,11 +1,9 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"net/http"
 	"os"
 	"os/exec"
@@ -47,7 +45,7 @@ func startControlPlane(ctx context.Context, kind, dir string, bins binaries) (cp
 		}
 	}()
 	var etcdURL string
-	if cp.etcd, etcdURL, err = startEtcd(ctx, bins.etcd, dir); err != nil {
+	if cp.etcd, etcdURL, err = testenv.StartEtcd(ctx, bins.etcd, dir); err != nil {
 		return nil, err
 	}
 	port, err := testenv.Port()
@@ -117,38 +115,6 @@ func upstreamPKI(dir, url string) (admin, cert, key string, err error) {
 	}
 	admin = filepath.Join(dir, "admin.kubeconfig")
 	return admin, cert, key, ca.WriteIdentityKubeconfig(admin, url, pki.Admin)
-}
-
-func startEtcd(ctx context.Context, etcdPath, dir string) (*testenv.Proc, string, error) {
-	cp, err1 := testenv.Port()
-	pp, err2 := testenv.Port()
-	if err := errors.Join(err1, err2); err != nil {
-		return nil, "", err
-	}
-	url := "http://127.0.0.1:" + strconv.Itoa(cp)
-	peer := "http://127.0.0.1:" + strconv.Itoa(pp)
-	p, err := testenv.Spawn("etcd", filepath.Join(dir, "etcd.log"), etcdPath, "--name", "bench",
-		"--data-dir", filepath.Join(dir, "etcd"), "--listen-client-urls", url, "--advertise-client-urls", url,
-		"--listen-peer-urls", peer, "--initial-advertise-peer-urls", peer, "--initial-cluster", "bench="+peer)
-	if err != nil {
-		return nil, "", err
-	}
-	deadline := time.Now().Add(30 * time.Second)
-	for {
-		resp, err := http.Get(url + "/health")
-		if err == nil {
-			body, _ := io.ReadAll(resp.Body)
-			resp.Body.Close()
-			if bytes.Contains(body, []byte(`"true"`)) {
-				return p, url, nil
-			}
-		}
-		if time.Now().After(deadline) || ctx.Err() != nil || p.Exited() {
-			p.Stop(15 * time.Second)
-			return nil, "", fmt.Errorf("etcd not healthy within 30s (log: %s)", p.LogPath)
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
 }
 
 // waitReady waits for the admin kubeconfig, /readyz and the default
