@@ -15,7 +15,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
-	"runtime"
 	"strconv"
 	"strings"
 	"syscall"
@@ -34,45 +33,8 @@ import (
 const kubectl133 = "1.33"
 
 func TestRealNode(t *testing.T) {
-	if testing.Short() {
-		t.Skip("starts containerd and real containers")
-	}
-	if runtime.GOOS != "linux" || os.Geteuid() != 0 {
-		t.Skip("chapter 5's end-to-end test runs containers: it needs Linux and root (CI runs it as root; locally: sudo go test ./ch05-kubelet/)")
-	}
-	ensureDeps(t)
-	testenv.Kubectl(t, kubectl133)
-	dir := t.TempDir()
-	if err := images.Build(filepath.Join(dir, "images")); err != nil {
-		t.Fatal(err)
-	}
-	bin := testenv.Build(t, "kubik/ch05-kubelet")
-
-	const node = "kubik-e2e-node"
-	port := testenv.FreePort(t)
-	p := testenv.StartProcess(t, bin, "--data-dir", dir, "--secure-port", itoa(port), "--hostname-override", node)
-	c := &testenv.Cluster{URL: "https://127.0.0.1:" + itoa(port), Port: port, DataDir: dir, Kubeconfig: filepath.Join(dir, "admin.kubeconfig")}
-	k := func(args ...string) string { t.Helper(); return c.MustKubectl(t, kubectl133, dir, args...) }
-	eventually := func(what string, f func() (string, bool)) { t.Helper(); testenv.Eventually(t, what, 90*time.Second, f) }
-
-	// Registered after StartProcess's cleanup, so it runs first: stop the
-	// program the clean way (SIGTERM) and check that it left nothing.
-	var rc containerd.Config
-	t.Cleanup(func() { stopAndCheckClean(t, p, rc) })
-
-	// The apiserver is ready first, then the node's containerd starts.
-	started := regexp.MustCompile(`msg="containerd started".* netns=/run/netns/(\S+)`)
-	eventually("containerd started", func() (string, bool) {
-		return p.Logs.String(), p.LogMatch(started) != ""
-	})
-	netns := p.LogMatch(started)
-	rc = containerd.Config{Dir: filepath.Join(dir, "kubelet", "containerd"), Name: netns}
-	rt := criClient(t, rc.Endpoint())
-
-	eventually("node Ready", func() (string, bool) {
-		r := c.Kubectl(t, kubectl133, dir, "get", "node", node, "-o", `jsonpath={.status.conditions[?(@.type=="Ready")].status} {.metadata.labels.kubernetes\.io/hostname} {.status.nodeInfo.containerRuntimeVersion}`)
-		return r.Combined(), strings.HasPrefix(r.Stdout, "True "+node+" containerd://")
-	})
+	n := startNode(t)
+	dir, node, netns, rt, k, eventually := n.dir, n.name, n.netns, n.rt, n.k, n.eventually
 
 	// A long-running busybox: Running, with an IP of the node's pod CIDR.
 	k("run", "sleeper", "--image=busybox:1.35", "--", "sleep", "3600")

@@ -113,7 +113,7 @@ func run(ctx context.Context, opts *app.Options, flags cluster.Flags, cm control
 	defer cancel() // first the components, then chapter 2's part
 
 	// The node's runtime: our own containerd unless one is given.
-	endpoint := nf.runtimeEndpoint
+	endpoint, netns := nf.runtimeEndpoint, ""
 	rc := containerd.Config{Dir: filepath.Join(nf.rootDir, "containerd"), Name: instanceName(nf.rootDir),
 		PodCIDR: nf.podCIDR, SandboxImage: images.Pause, Logger: log}
 	if endpoint == "" {
@@ -122,7 +122,7 @@ func run(ctx context.Context, opts *app.Options, flags cluster.Flags, cm control
 			return err
 		}
 		defer d.Stop()
-		endpoint = rc.Endpoint()
+		endpoint, netns = rc.Endpoint(), rc.NetNSPath()
 		if err := importImages(d, nf.imageDir, log); err != nil {
 			return err
 		}
@@ -133,7 +133,7 @@ func run(ctx context.Context, opts *app.Options, flags cluster.Flags, cm control
 		return err
 	}
 	k, err := kubelet.New(kubelet.Config{NodeName: nodeName, NodeIP: nf.nodeIP, Kubeconfig: kc, RuntimeEndpoint: endpoint,
-		PodCIDR: nf.podCIDR, CgroupParent: rc.CgroupParent(), PodLogsDir: filepath.Join(nf.rootDir, "pods"), Logger: log})
+		PodCIDR: nf.podCIDR, CgroupParent: rc.CgroupParent(), PodLogsDir: filepath.Join(nf.rootDir, "pods"), NetNS: netns, Logger: log})
 	if err != nil {
 		return err
 	}

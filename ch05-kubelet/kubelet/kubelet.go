@@ -52,7 +52,11 @@ type Config struct {
 	PodCIDR         string // --pod-cidr: written to the Node's spec at registration
 	CgroupParent    string // the pods' cgroups go below it: <CgroupParent>/pod<uid>
 	PodLogsDir      string // --pod-logs-dir: <dir>/<namespace>_<name>_<uid>/<container>/<attempt>.log
-	Logger          *slog.Logger
+	// NetNS is the node's network namespace (a path), where the runtime and
+	// the pods' network live; the kubelet dials pods (probes) and the
+	// runtime's streaming server from inside it. Empty: ours.
+	NetNS  string
+	Logger *slog.Logger
 }
 
 // Kubelet is a running kubelet.
