@@ -62,7 +62,18 @@ type Client struct {
 	userAgent string
 	limiter   *flowcontrol.TokenBucket // nil: no client-side limit
 	timeout   time.Duration
+	inflight  chan struct{} // a slot per request in flight (not watches): at most MaxInFlight
 }
+
+// MaxInFlight bounds the requests a Client has in flight at once (watches
+// not counted). All of them share one HTTP/2 connection, and kube-apiserver
+// allows 100 concurrent streams on a connection (ours: 250). A request over
+// the server's limit makes Go's transport dial another TLS connection for
+// it: a burst of 5000 bindings (a scheduler that decides faster than the
+// apiserver writes) used to dial thousands of connections at once, whose
+// handshakes cost both sides more CPU than the bindings. Upstream's
+// client-go has no such bound; its components rarely outrun the apiserver.
+const MaxInFlight = 64
 
 // New reads the kubeconfig at path and returns a client with the default
 // rate limit.
@@ -83,7 +94,8 @@ func NewForConfig(cfg Config) (*Client, error) {
 	if err != nil {
 		return nil, fmt.Errorf("client: server URL: %w", err)
 	}
-	c := &Client{server: u, http: cfg.Kubeconfig.HTTPClient(), userAgent: cfg.UserAgent, timeout: cfg.Timeout}
+	c := &Client{server: u, http: cfg.Kubeconfig.HTTPClient(), userAgent: cfg.UserAgent, timeout: cfg.Timeout,
+		inflight: make(chan struct{}, MaxInFlight)}
 	qps, burst := cfg.QPS, cfg.Burst
 	if qps == 0 {
 		qps = DefaultQPS
@@ -122,14 +134,9 @@ func (c *Client) Do(ctx context.Context, r Request, out any) error {
 		defer cancel()
 	}
 	for attempt := 0; ; attempt++ {
-		resp, err := c.send(ctx, r)
+		resp, data, err := c.roundTrip(ctx, r)
 		if err != nil {
 			return err
-		}
-		data, err := io.ReadAll(resp.Body)
-		resp.Body.Close()
-		if err != nil {
-			return fmt.Errorf("%s %s: reading the answer: %w", r.Method, r.Path, err)
 		}
 		if resp.StatusCode == http.StatusTooManyRequests && attempt < maxRetries {
 			if err := sleep(ctx, retryAfter(resp)); err != nil {
@@ -148,6 +155,27 @@ func (c *Client) Do(ctx context.Context, r Request, out any) error {
 		}
 		return nil
 	}
+}
+
+// roundTrip sends r and reads the whole answer, holding one of the
+// MaxInFlight slots meanwhile.
+func (c *Client) roundTrip(ctx context.Context, r Request) (*http.Response, []byte, error) {
+	select {
+	case c.inflight <- struct{}{}:
+	case <-ctx.Done():
+		return nil, nil, ctx.Err()
+	}
+	defer func() { <-c.inflight }()
+	resp, err := c.send(ctx, r)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer resp.Body.Close()
+	data, err := io.ReadAll(resp.Body)
+	if err != nil {
+		return nil, nil, fmt.Errorf("%s %s: reading the answer: %w", r.Method, r.Path, err)
+	}
+	return resp, data, nil
 }
 
 // maxRetries is how many times a 429 is retried (client-go: 10).
