@@ -97,3 +97,19 @@ func TestRunOneKubik(t *testing.T) {
 		t.Errorf("rate %v, p50 %v, p99 %v", r.rate, r.p50, r.p99)
 	}
 }
+
+func TestRequestTotals(t *testing.T) {
+	before := parseRequestTotals([]byte(`# HELP apiserver_request_total Counter of apiserver requests
+apiserver_request_total{code="201",component="apiserver",dry_run="",group="",resource="pods",scope="resource",subresource="binding",verb="POST",version="v1"} 10
+apiserver_request_total{code="201",component="apiserver",dry_run="",group="events.k8s.io",resource="events",scope="resource",subresource="",verb="POST",version="v1"} 3
+`))
+	after := parseRequestTotals([]byte(`apiserver_request_total{code="201",component="apiserver",dry_run="",group="",resource="pods",scope="resource",subresource="binding",verb="POST",version="v1"} 5010
+apiserver_request_total{code="409",component="apiserver",dry_run="",group="",resource="pods",scope="resource",subresource="binding",verb="POST",version="v1"} 2
+apiserver_request_total{code="201",component="apiserver",dry_run="",group="events.k8s.io",resource="events",scope="resource",subresource="",verb="POST",version="v1"} 4003
+apiserver_request_total{code="200",component="apiserver",dry_run="",group="coordination.k8s.io",resource="leases",scope="resource",subresource="",verb="PUT",version="v1"} 20
+apiserver_request_duration_seconds_bucket{verb="POST",le="0.1"} 99999
+`))
+	if got, want := requestDelta(before, after, 50), "POST pods/binding 5002, POST events 4000"; got != want {
+		t.Errorf("requestDelta = %q, want %q", got, want)
+	}
+}

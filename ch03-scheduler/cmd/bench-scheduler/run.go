@@ -27,6 +27,9 @@ type runResult struct {
 	maxPerNode       int
 	// CPU used during phase 1 (from /proc/<pid>/stat).
 	schedCPU, apiCPU, etcdCPU time.Duration
+	// The apiserver's requests during phase 1 (kube-apiserver's
+	// /metrics; the benchmark's own watch and lease renewals included).
+	requests string
 
 	// Phase 2.
 	steadyBound          int
@@ -89,6 +92,7 @@ func (r *runResult) measure(ctx context.Context, apiserver, which string, n, rep
 	}
 
 	// Phase 1.
+	reqs0 := requestCounts(ctx, cp.adminKubeconfig)
 	cpu0 := cpuOf(cp.apiserver, cp.etcd)
 	start := time.Now()
 	sched, err := startScheduler(which, dir, n, rep, cp, bins)
@@ -100,6 +104,9 @@ func (r *runResult) measure(ctx context.Context, apiserver, which string, n, rep
 	r.bound, err = bw.wait(ctx, names, sched, *timeout)
 	cpu1 := cpuOf(cp.apiserver, cp.etcd, sched)
 	r.apiCPU, r.etcdCPU, r.schedCPU = cpu1[0]-cpu0[0], cpu1[1]-cpu0[1], cpu1[2]
+	if reqs0 != nil {
+		r.requests = requestDelta(reqs0, requestCounts(ctx, cp.adminKubeconfig), 50)
+	}
 	bs := bw.get(names)
 	if len(bs) > 0 {
 		lat := make([]time.Duration, len(bs))
@@ -176,6 +183,9 @@ func (r *runResult) print() {
 			r.p50.Round(time.Millisecond), r.p99.Round(time.Millisecond), r.minPerNode, r.maxPerNode)
 		fmt.Printf("  phase 1 CPU: scheduler %.1fs, apiserver %.1fs, etcd %.1fs (%.1f ms of scheduler CPU per pod)\n",
 			r.schedCPU.Seconds(), r.apiCPU.Seconds(), r.etcdCPU.Seconds(), float64(r.schedCPU.Milliseconds())/float64(r.bound))
+		if r.requests != "" {
+			fmt.Printf("  phase 1 requests (apiserver_request_total, at least 50): %s\n", r.requests)
+		}
 	}
 	if r.steadyBound > 0 {
 		fmt.Printf("  phase 2: %d/%d pods created at %.0f/s bound, POST→bind p50 %v p99 %v\n",
