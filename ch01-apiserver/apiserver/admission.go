@@ -97,6 +97,31 @@ func (s *Server) admitDelete(ctx context.Context, q *request, namespace, name st
 
 const serviceAccountMountPath = "/var/run/secrets/kubernetes.io/serviceaccount"
 
+// admitMirrorPod is the ServiceAccount plugin's rule for mirror pods (a
+// kubelet's copy of a static pod): their spec is left as it is — no
+// ServiceAccount, no token volume; the kubelet runs the manifest, not this
+// copy — and they may not use a ServiceAccount or Secrets.
+func admitMirrorPod(pod *corev1.Pod) error {
+	forbid := func(msg string) error { return ErrForbidden("", "pods", "pods", pod.Name, errors.New(msg)) }
+	if pod.Spec.ServiceAccountName != "" {
+		return forbid("a mirror pod may not reference service accounts")
+	}
+	if len(podReferences(pod)["secrets"]) > 0 {
+		return forbid("a mirror pod may not reference secrets")
+	}
+	for _, v := range pod.Spec.Volumes {
+		if v.Projected == nil {
+			continue
+		}
+		for _, p := range v.Projected.Sources {
+			if p.ServiceAccountToken != nil {
+				return forbid("a mirror pod may not use ServiceAccountToken volume projections")
+			}
+		}
+	}
+	return nil
+}
+
 // admitServiceAccount sets spec.serviceAccountName and mounts the account's
 // token as a projected volume, the way upstream's ServiceAccount plugin does.
 //
@@ -105,6 +130,9 @@ const serviceAccountMountPath = "/var/run/secrets/kubernetes.io/serviceaccount"
 // in every namespace). Until that controller runs (ch04) we accept the pod and
 // mount nothing.
 func (s *Server) admitServiceAccount(ctx context.Context, pod *corev1.Pod) error {
+	if _, mirror := pod.Annotations["kubernetes.io/config.mirror"]; mirror {
+		return admitMirrorPod(pod)
+	}
 	if pod.Spec.ServiceAccountName == "" {
 		pod.Spec.ServiceAccountName = pod.Spec.DeprecatedServiceAccount
 	}
@@ -112,9 +140,6 @@ func (s *Server) admitServiceAccount(ctx context.Context, pod *corev1.Pod) error
 		pod.Spec.ServiceAccountName = "default"
 	}
 	pod.Spec.DeprecatedServiceAccount = pod.Spec.ServiceAccountName
-	if _, mirror := pod.Annotations["kubernetes.io/config.mirror"]; mirror {
-		return nil
-	}
 	saRes := scheme.Lookup("", "v1", "serviceaccounts")
 	obj, err := s.getForAdmission(ctx, saRes, pod.Namespace, pod.Spec.ServiceAccountName)
 	if err != nil {

@@ -164,6 +164,14 @@ func BootstrapClusterRoles() []*rbacv1.ClusterRole {
 		clusterRole("edit", editRules()...),
 		clusterRole("view", viewRules()...),
 		clusterRole("system:node", NodeRules()...),
+		// Full access to the kubelet API (upstream's rules with
+		// KubeletFineGrainedAuthz), for whoever an administrator binds it
+		// to. The apiserver's own kubelet client is in system:masters.
+		clusterRole("system:kubelet-api-admin",
+			rule(read, core, "nodes"),
+			rule(v("proxy"), core, "nodes"),
+			rule(v("*"), core, "nodes/proxy", "nodes/metrics", "nodes/stats", "nodes/log"),
+			rule(v("*"), core, "nodes/pods", "nodes/healthz", "nodes/configz")),
 		clusterRole("system:node-proxier",
 			rule(v("list", "watch"), core, "services", "endpoints"),
 			rule(read, core, "nodes"),

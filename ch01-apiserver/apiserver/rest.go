@@ -72,6 +72,10 @@ func (s *Server) serveAPI(w http.ResponseWriter, r *http.Request) {
 		s.serveWatch(q)
 		return
 	}
+	if isPodConnect(res, info.Subresource) {
+		s.servePodConnect(q) // passed on to the kubelet; long-running: no request timeout
+		return
+	}
 	if res.Group == rbacv1.GroupName && info.Verb != "get" && info.Verb != "list" {
 		defer s.rbac.changed() // our own RBAC writes are seen by the very next request
 	}

@@ -19,6 +19,7 @@ import (
 	"net/http"
 	"net/netip"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -81,6 +82,12 @@ type Config struct {
 	RequestTimeout time.Duration
 	// MinRequestTimeout: watches end after a random time in [min, 2*min] (--min-request-timeout, 1800s).
 	MinRequestTimeout time.Duration
+	// KubeletClientCert is the apiserver's identity toward kubelets, for
+	// pods/log, exec, attach and port-forward (--kubelet-client-certificate,
+	// --kubelet-client-key); KubeletCA verifies the kubelets' serving
+	// certificates (--kubelet-certificate-authority; nil: not verified).
+	KubeletClientCert *tls.Certificate
+	KubeletCA         *x509.CertPool
 	Logger            *slog.Logger
 }
 
@@ -114,6 +121,9 @@ type Server struct {
 	authorizers []Authorizer
 	rbac        *rbacAuthorizer
 	saTokens    *ServiceAccountTokens
+	// kubeletClient fetches logs from kubelets (podconnect.go).
+	kubeletOnce   sync.Once
+	kubeletClient *http.Client
 }
 
 // New builds the server. Call Bootstrap (or Run) to create the initial objects.

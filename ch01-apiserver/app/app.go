@@ -50,6 +50,10 @@ type Options struct {
 	// off here until a chapter runs a collector, else such deletes would
 	// never finish).
 	EnableGarbageCollector bool
+	// How the apiserver calls kubelets (see kubeletclient.go).
+	KubeletClientCertificate    string
+	KubeletClientKey            string
+	KubeletCertificateAuthority string
 }
 
 // AddFlags registers the flags on fs with their defaults.
@@ -66,6 +70,7 @@ func (o *Options) AddFlags(fs *flag.FlagSet) {
 	fs.BoolVar(&o.EnableGarbageCollector, "enable-garbage-collector", o.EnableGarbageCollector,
 		"a garbage collector runs (kube-controller-manager): DELETE with propagationPolicy Orphan or Foreground adds the finalizer it removes (upstream's default: true; Kubik's: only where a chapter runs one)")
 	o.addAuthFlags(fs)
+	o.addKubeletClientFlags(fs)
 }
 
 // Logger writes one line per event to stderr and to DIR/logs/<name>.log.
@@ -147,6 +152,10 @@ func Start(ctx context.Context, o *Options, store storage.Interface, log *slog.L
 		EnableGarbageCollection: o.EnableGarbageCollector,
 	}
 	if err := o.authConfig(&cfg); err != nil {
+		ln.Close()
+		return nil, nil, err
+	}
+	if err := o.kubeletClientConfig(&cfg, ca); err != nil {
 		ln.Close()
 		return nil, nil, err
 	}

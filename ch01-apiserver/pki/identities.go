@@ -21,6 +21,12 @@ var (
 	Scheduler         = Identity{User: "system:kube-scheduler"}
 	ControllerManager = Identity{User: "system:kube-controller-manager"}
 	KubeProxy         = Identity{User: "system:kube-proxy"}
+	// KubeletClient is the apiserver when it calls kubelets (logs, exec,
+	// port-forward): kubeadm's apiserver-kubelet-client.crt, in group
+	// system:masters as kubeadm issued it up to v1.28 (since, group
+	// kubeadm:cluster-admins, bound to cluster-admin: the same rights).
+	// The kubelet asks the apiserver whether it may use nodes/proxy.
+	KubeletClient = Identity{User: "kube-apiserver-kubelet-client", Groups: []string{"system:masters"}}
 )
 
 // Node is the identity of the kubelet on node name: system:node:<name> in

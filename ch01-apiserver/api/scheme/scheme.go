@@ -60,6 +60,9 @@ type Subresource struct {
 	Version string
 	Kind    string
 	Verbs   []string
+	// Connect: not stored but passed on to the pod's kubelet (pods/log,
+	// exec, attach, portforward); upstream's "connect" REST storage.
+	Connect bool
 }
 
 // GroupVersion is "v1" for the core group and "apps/v1" otherwise.
@@ -139,6 +142,7 @@ var (
 	NamespaceVerbs = []string{"create", "delete", "get", "list", "patch", "update", "watch"}
 	SubresourceRW  = []string{"get", "patch", "update"}
 	CreateOnly     = []string{"create"}
+	ConnectVerbs   = []string{"create", "get"} // exec, attach, portforward: POST (SPDY) or GET (WebSocket)
 )
 
 func status(kind string) Subresource {
@@ -147,4 +151,8 @@ func status(kind string) Subresource {
 
 func scale() Subresource {
 	return Subresource{Name: "scale", Group: "autoscaling", Version: "v1", Kind: "Scale", Verbs: SubresourceRW}
+}
+
+func connect(name, kind string, verbs []string) Subresource {
+	return Subresource{Name: name, Kind: kind, Verbs: verbs, Connect: true}
 }

@@ -204,6 +204,9 @@ func (b *builder) pathsFor(paths map[string]*PathItem, r *scheme.Resource) {
 	}
 
 	for _, sub := range r.Subresources {
+		if sub.Connect {
+			continue // Kubik publishes no OpenAPI for the kubelet-backed connect subresources
+		}
 		subGVK := &GroupVersionKind{Group: sub.Group, Version: sub.Version, Kind: sub.Kind}
 		subRef := objRef
 		if sub.Kind != r.Kind || sub.Group != "" {
