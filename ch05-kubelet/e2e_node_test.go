@@ -54,7 +54,7 @@ func startNode(t *testing.T, extraArgs ...string) *node {
 	n := &node{t: t, dir: dir, name: "kubik-e2e-node"}
 	port := testenv.FreePort(t)
 	args := append([]string{"--data-dir", dir, "--secure-port", itoa(port), "--hostname-override", n.name,
-		"--node-ip", "127.0.0.1"}, extraArgs...)
+		"--node-ip", "127.0.0.1", "--port", itoa(testenv.FreePort(t))}, extraArgs...) // the kubelet API on a free port too
 	n.p = testenv.StartProcess(t, bin, args...)
 	n.c = &testenv.Cluster{URL: "https://127.0.0.1:" + itoa(port), Port: port, DataDir: dir, Kubeconfig: filepath.Join(dir, "admin.kubeconfig")}
 

@@ -28,6 +28,7 @@ import (
 	"kubik/ch01-apiserver/testenv"
 	"kubik/ch05-kubelet/containerd"
 	"kubik/ch05-kubelet/images"
+	"kubik/ch05-kubelet/kubelet"
 )
 
 const kubectl133 = "1.33"
@@ -212,6 +213,12 @@ func stopAndCheckClean(t *testing.T, p *testenv.Process, rc containerd.Config) {
 	if left := containerd.Leftovers(rc); len(left) != 0 {
 		t.Errorf("left behind after shutdown:\n%s", strings.Join(left, "\n"))
 		containerd.Cleanup(rc, nil) // do not leave it to the next run
+	}
+	// The pods' volumes (tmpfs mounts, directories) under the kubelet's
+	// root dir, containerd's parent.
+	if left := kubelet.VolumeLeftovers(filepath.Dir(rc.Dir)); len(left) != 0 {
+		t.Errorf("pods' volumes left behind after shutdown:\n%s", strings.Join(left, "\n"))
+		kubelet.CleanupVolumes(filepath.Dir(rc.Dir))
 	}
 	if out, _ := exec.Command("ip", "netns", "list").Output(); strings.Contains(string(out), rc.Name) {
 		t.Errorf("network namespace %s still listed:\n%s", rc.Name, out)

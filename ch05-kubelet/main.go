@@ -14,6 +14,18 @@
 // Hollow nodes are off by default here (--hollow-nodes=N brings them back).
 // On exit the kubelet removes its pods and stops containerd; nothing stays
 // behind: no containers, network namespace, mounts or cgroups.
+//
+// Static pods: --pod-manifest-path=DIR (upstream's flag; empty, the
+// default as upstream's, means none — kubeadm passes
+// /etc/kubernetes/manifests) runs the pod manifests of DIR, read again every
+// --file-check-frequency (20s), and shows each as a mirror pod
+// <name>-<node> in the apiserver.
+//
+// SIGHUP restarts the kubelet alone, like `systemctl restart kubelet` on a
+// real node: the kubelet stops (`kubelet restarting` in the log), the pods
+// keep running in containerd, and a fresh kubelet takes them over again:
+//
+//	pkill -HUP -x ch05-kubelet
 package main
 
 import (
@@ -48,6 +60,13 @@ type nodeFlags struct {
 	rootDir          string
 	podCIDR          string
 	imageDir         string
+
+	podManifestPath    string
+	fileCheckFrequency time.Duration
+	clusterDNS         string
+	clusterDomain      string
+	resolvConf         string
+	server             serverFlags // the kubelet API: server.go
 }
 
 func main() {
@@ -62,9 +81,15 @@ func main() {
 	flag.StringVar(&nf.hostnameOverride, "hostname-override", "", "the node's name (default: the machine's hostname)")
 	flag.StringVar(&nf.nodeIP, "node-ip", "", "the node's InternalIP (default: the machine's first non-loopback IPv4 address)")
 	flag.StringVar(&nf.runtimeEndpoint, "container-runtime-endpoint", "", "the CRI socket of a containerd already running (default: start our own, with state under --root-dir)")
-	flag.StringVar(&nf.rootDir, "root-dir", "", "the kubelet's directory: containerd's state, pod logs (default: --data-dir/kubelet)")
+	flag.StringVar(&nf.rootDir, "root-dir", "", "the kubelet's directory: containerd's state, pods' volumes (pods/<uid>), pod logs (logs/pods) (default: --data-dir/kubelet)")
 	flag.StringVar(&nf.podCIDR, "pod-cidr", "10.244.0.0/24", "the node's pod subnet (hollow nodes use 10.244.1.0/24 onwards)")
 	flag.StringVar(&nf.imageDir, "image-dir", "", "OCI image tarballs imported into containerd at start when missing (default: --data-dir/images; `make images` writes them)")
+	flag.StringVar(&nf.podManifestPath, "pod-manifest-path", "", "a directory of static pod manifests the kubelet runs without the apiserver, shown there as mirror pods (default: none)")
+	flag.DurationVar(&nf.fileCheckFrequency, "file-check-frequency", kubelet.DefaultFileCheckFrequency, "how often --pod-manifest-path is read again")
+	flag.StringVar(&nf.clusterDNS, "cluster-dns", "", "comma-separated IPs of the cluster's DNS server, the nameserver of dnsPolicy ClusterFirst pods (default: none; such pods get the node's resolver and a MissingClusterDNS event)")
+	flag.StringVar(&nf.clusterDomain, "cluster-domain", "", "the cluster's DNS domain (e.g. cluster.local): ClusterFirst pods search <ns>.svc.<domain> svc.<domain> <domain>")
+	nf.server.addFlags(flag.CommandLine)
+	flag.StringVar(&nf.resolvConf, "resolv-conf", "/etc/resolv.conf", "the node's resolver config, which dnsPolicy Default pods get (\"\": none)")
 	app.Main(&opts, "cluster", func(ctx context.Context, log *slog.Logger) error {
 		cm.LeaderElect = *leaderElect
 		return run(ctx, &opts, flags, cm, *hollowNodes, nf, log)
@@ -132,14 +157,23 @@ func run(ctx context.Context, opts *app.Options, flags cluster.Flags, cm control
 	if err != nil {
 		return err
 	}
-	k, err := kubelet.New(kubelet.Config{NodeName: nodeName, NodeIP: nf.nodeIP, Kubeconfig: kc, RuntimeEndpoint: endpoint,
-		PodCIDR: nf.podCIDR, CgroupParent: rc.CgroupParent(), PodLogsDir: filepath.Join(nf.rootDir, "pods"), NetNS: netns, Logger: log})
+	kcfg := kubelet.Config{NodeName: nodeName, NodeIP: nf.nodeIP, Kubeconfig: kc, RuntimeEndpoint: endpoint,
+		PodCIDR: nf.podCIDR, CgroupParent: rc.CgroupParent(), PodLogsDir: filepath.Join(nf.rootDir, "logs", "pods"), RootDir: nf.rootDir, NetNS: netns, Logger: log}
+	kcfg.PodManifestPath, kcfg.FileCheckFrequency = nf.podManifestPath, nf.fileCheckFrequency
+	kcfg.ClusterDomain, kcfg.ResolvConf = nf.clusterDomain, nf.resolvConf
+	if nf.clusterDNS != "" {
+		kcfg.ClusterDNS = strings.Split(nf.clusterDNS, ",")
+	}
+	if kcfg.Server, err = nf.server.config(c.CA, nodeName, nf.nodeIP, nf.rootDir); err != nil {
+		return err
+	}
+	// The kubelet, restarted alone on SIGHUP: restart.go.
+	ks, err := startKubelet(ctx, kcfg, log)
 	if err != nil {
 		return err
 	}
-	defer k.Close()
-	kubeletDone := make(chan error, 1)
-	go func() { kubeletDone <- k.Run(ctx) }()
+	defer func() { ks.Kubelet().Close() }()
+	kubeletDone := ks.done
 
 	c.PrintWelcome(os.Stdout, "Kubik chapter 5 (kubelet)")
 	nodes := append([]string{nodeName + " (REAL: containerd " + endpoint + ")"}, c.NodeNames...)
@@ -156,7 +190,7 @@ func run(ctx context.Context, opts *app.Options, flags cluster.Flags, cm control
 	if nf.runtimeEndpoint == "" {
 		sctx, scancel := context.WithTimeout(context.Background(), time.Minute)
 		defer scancel()
-		if serr := k.Shutdown(sctx); serr != nil {
+		if serr := ks.Kubelet().Shutdown(sctx); serr != nil {
 			log.Error("removing the pods failed", "component", "kubelet", "err", serr)
 		}
 	}

@@ -125,6 +125,9 @@ func (k *Kubelet) startContainer(ctx context.Context, pod *corev1.Pod, c corev1.
 	k.event(pod, c, corev1.EventTypeNormal, "Started", "Container started")
 	k.setWaiting(pod.UID, c.Name, nil)
 	k.log.Info("container started", "pod", podKey, "container", c.Name, "attempt", attempt, "id", short(created.ContainerId))
+	if !k.runPostStartHook(ctx, pod, c, created.ContainerId, obs.PodIP) {
+		return true // killed: it restarts under the restartPolicy like any exit
+	}
 	// Keep the previous attempt (its exit is lastState, its log is
 	// `kubectl logs --previous`), remove older ones.
 	for _, old := range obs.Containers[c.Name] {
@@ -199,6 +202,15 @@ func (k *Kubelet) containerConfig(ctx context.Context, pod *corev1.Pod, c corev1
 	if err != nil {
 		return nil, err
 	}
+	mounts, err := k.containerMounts(pod, c, env)
+	if err != nil {
+		return nil, err
+	}
+	hosts, err := k.etcHostsMount(pod, c, obs.PodIP) // the pod's /etc/hosts: hosts.go
+	if err != nil {
+		return nil, err
+	}
+	mounts = append(mounts, hosts...)
 	labels := podLabels(pod)
 	labels[labelContainerName] = c.Name
 	network := cri.NamespaceMode_POD
@@ -208,8 +220,8 @@ func (k *Kubelet) containerConfig(ctx context.Context, pod *corev1.Pod, c corev1
 	return &cri.ContainerConfig{
 		Metadata:   &cri.ContainerMetadata{Name: c.Name, Attempt: attempt},
 		Image:      &cri.ImageSpec{Image: c.Image},
-		Command:    c.Command,
-		Args:       c.Args,
+		Command:    expandAll(c.Command, env), // $(VAR): expansion.go
+		Args:       expandAll(c.Args, env),
 		WorkingDir: c.WorkingDir,
 		Envs:       env,
 		Labels:     labels,
@@ -218,6 +230,7 @@ func (k *Kubelet) containerConfig(ctx context.Context, pod *corev1.Pod, c corev1
 			"io.kubernetes.container.terminationMessagePath": c.TerminationMessagePath,
 		},
 		LogPath: filepath.Join(c.Name, strconv.Itoa(int(attempt))+".log"),
+		Mounts:  mounts,
 		Stdin:   c.Stdin, StdinOnce: c.StdinOnce, Tty: c.TTY,
 		Linux: &cri.LinuxContainerConfig{
 			Resources: linuxResources(c),
@@ -252,6 +265,10 @@ func linuxResources(c corev1.Container) *cri.LinuxContainerResources {
 // the Node authorizer lets a kubelet read only those its pods reference).
 func (k *Kubelet) containerEnv(ctx context.Context, pod *corev1.Pod, c corev1.Container, podIP string) ([]*cri.KeyValue, error) {
 	var env []*cri.KeyValue
+	serviceEnv, err := k.serviceEnv(ctx, pod) // KUBERNETES_SERVICE_HOST ...: expansion.go
+	if err != nil {
+		return nil, err
+	}
 	set := func(name, value string) {
 		for _, e := range env {
 			if e.Key == name {
@@ -289,7 +306,7 @@ func (k *Kubelet) containerEnv(ctx context.Context, pod *corev1.Pod, c corev1.Co
 	}
 	for _, e := range c.Env {
 		if e.ValueFrom == nil {
-			set(e.Name, e.Value)
+			set(e.Name, expandEnvValue(e.Value, env, serviceEnv))
 			continue
 		}
 		v, err := k.envValueFrom(ctx, pod, e.ValueFrom, podIP)
@@ -298,7 +315,7 @@ func (k *Kubelet) containerEnv(ctx context.Context, pod *corev1.Pod, c corev1.Co
 		}
 		set(e.Name, v)
 	}
-	return env, nil
+	return appendServiceEnv(env, serviceEnv), nil
 }
 
 func isOptional(b *bool) bool { return b != nil && *b }

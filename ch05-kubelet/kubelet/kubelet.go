@@ -7,6 +7,7 @@
 //	ImageStatus          is the image present? (PullImage only when it is not, or for Always)
 //	CreateContainer      for each init container in order, then each container
 //	StartContainer
+//	ExecSync             exec probes and hooks (prober*.go, lifecycle.go)
 //	ContainerStatus ...  every second: exits, restarts with back-off, the pod's status
 //	StopContainer        on deletion, with the pod's grace period (SIGTERM, then SIGKILL)
 //	StopPodSandbox       tears down the network (CNI DEL)
@@ -15,9 +16,22 @@
 // then the final DELETE of the pod with grace period 0, as upstream's
 // status manager sends it.
 //
-// Simplified against upstream: no probes, volumes, static pods, kubelet API
-// (logs, exec) yet; a poll every second stands in for the PLEG's relist;
-// pods are synced one at a time by one worker.
+// It also runs static pods, from the manifests of --pod-manifest-path,
+// shown in the apiserver as mirror pods (static.go). It keeps no state on
+// disk: a restarted kubelet finds its pods' sandboxes and containers in the
+// runtime by their labels and carries on with them.
+//
+// Its HTTPS API on port 10250 (server.go) serves the apiserver `kubectl
+// logs`, `exec`, `attach` and `port-forward`.
+//
+// Before a pod's sandbox starts, its volumes are set up under
+// <root-dir>/pods/<uid>/volumes (volumes.go): emptyDir, hostPath,
+// configMap, secret, downwardAPI, projected (the service-account token),
+// persistentVolumeClaim; the containers get them as CRI Mounts.
+//
+// Simplified against upstream: a poll every second stands in for the
+// PLEG's relist; pods are synced by 8 workers taking pods from one queue
+// (upstream: a goroutine per pod).
 package kubelet
 
 import (
@@ -52,11 +66,19 @@ type Config struct {
 	PodCIDR         string // --pod-cidr: written to the Node's spec at registration
 	CgroupParent    string // the pods' cgroups go below it: <CgroupParent>/pod<uid>
 	PodLogsDir      string // --pod-logs-dir: <dir>/<namespace>_<name>_<uid>/<container>/<attempt>.log
+	RootDir         string // --root-dir: pods' volumes and termination logs under <dir>/pods/<uid> (volumes.go)
 	// NetNS is the node's network namespace (a path), where the runtime and
 	// the pods' network live; the kubelet dials pods (probes) and the
 	// runtime's streaming server from inside it. Empty: ours.
 	NetNS  string
 	Logger *slog.Logger
+
+	PodManifestPath    string        // --pod-manifest-path: static pods (static.go); empty: none
+	FileCheckFrequency time.Duration // --file-check-frequency: how often it is read again (20 s)
+	ClusterDNS         []string      // --cluster-dns: the pods' nameservers under dnsPolicy ClusterFirst (dns.go)
+	ClusterDomain      string        // --cluster-domain, e.g. cluster.local
+	ResolvConf         string        // --resolv-conf: the node's resolver config, dnsPolicy Default's; empty: none
+	Server             ServerConfig  // the kubelet's HTTPS API: logs, exec, port-forward (server.go)
 }
 
 // Kubelet is a running kubelet.
@@ -78,10 +100,16 @@ type Kubelet struct {
 	// period may last 30 s; the sync worker must not wait for it).
 	terminating sync.Map // pod UID -> struct{}
 
+	volumes volumeManager // what volumes.go set up for each pod
+
 	mu       sync.Mutex
 	waiting  map[string]map[string]waiting // pod UID -> container -> why it waits
 	pullErrs map[string]string             // the last pull error per pull back-off key
 	runtime  string                        // "containerd://1.6.20"
+
+	static staticPods // the pods of --pod-manifest-path (static.go)
+
+	probes *probeManager // liveness, readiness and startup probes (prober_manager.go)
 }
 
 // New connects to the apiserver and the runtime; Run starts the work.
@@ -102,11 +130,14 @@ func New(cfg Config) (*Kubelet, error) {
 	if err != nil {
 		return nil, fmt.Errorf("container runtime endpoint %s: %w", cfg.RuntimeEndpoint, err)
 	}
-	return &Kubelet{cfg: cfg, log: log, c: c, conn: conn,
+	k := &Kubelet{cfg: cfg, log: log, c: c, conn: conn,
 		rt: cri.NewRuntimeServiceClient(conn), img: cri.NewImageServiceClient(conn),
 		queue:        workqueue.NewRateLimiting(workqueue.DefaultControllerRateLimiter[string]()),
 		rec:          controller.NewRecorder(c, "kubelet", log),
-		crashBackoff: NewBackoff(), pullBackoff: NewBackoff(), waiting: map[string]map[string]waiting{}, pullErrs: map[string]string{}}, nil
+		crashBackoff: NewBackoff(), pullBackoff: NewBackoff(), waiting: map[string]map[string]waiting{}, pullErrs: map[string]string{}}
+	k.probes = newProbeManager(k.runInContainer, cfg.NetNS, k.event,
+		func(p *corev1.Pod) { k.queue.Add(informer.MetaNamespaceKeyFunc(p)) }, log)
+	return k, nil
 }
 
 // Run registers the node and syncs its pods until ctx ends. It leaves the
@@ -133,12 +164,28 @@ func (k *Kubelet) Run(ctx context.Context) error {
 		return ctx.Err()
 	}
 	go k.rec.Run(ctx)
+	served := make(chan struct{})
+	go func() { defer close(served); k.serve(ctx) }()
+	defer func() { <-served }() // its port is free when Run returns: a restarted kubelet binds it again
 	go k.heartbeat(ctx)
+	k.startStaticPods(ctx) // before housekeeping: their sandboxes are not orphans
 	go k.housekeeping(ctx)
-	for k.processNext(ctx) {
+	// Several pods start at once (a burst of 30 one at a time took 30 ×
+	// 0.2 s); the queue never hands one pod to two workers, so each pod is
+	// still synced by one goroutine at a time, as upstream's pod workers.
+	var wg sync.WaitGroup
+	for range syncWorkers {
+		wg.Go(func() {
+			for k.processNext(ctx) {
+			}
+		})
 	}
+	wg.Wait()
 	return nil
 }
+
+// syncWorkers is how many pods are synced at once.
+const syncWorkers = 8
 
 // heartbeat renews the Lease every 10 s and posts the Node's status when
 // the runtime's readiness changes (and every 5 minutes).
@@ -181,6 +228,7 @@ func (k *Kubelet) housekeeping(ctx context.Context) {
 			k.queue.Add(informer.MetaNamespaceKeyFunc(p))
 		}
 		k.removeOrphans(ctx)
+		k.cleanupOrphanedPodDirs(ctx, false)
 	}
 }
 

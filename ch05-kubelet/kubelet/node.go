@@ -120,7 +120,7 @@ func (k *Kubelet) nodeStatus(old corev1.NodeStatus, ready bool, why string, now 
 			{Type: corev1.NodeInternalIP, Address: k.cfg.NodeIP},
 			{Type: corev1.NodeHostName, Address: hostname},
 		},
-		DaemonEndpoints: corev1.NodeDaemonEndpoints{KubeletEndpoint: corev1.DaemonEndpoint{Port: 10250}},
+		DaemonEndpoints: corev1.NodeDaemonEndpoints{KubeletEndpoint: corev1.DaemonEndpoint{Port: int32(k.cfg.Server.Port)}}, // where the apiserver finds our API
 		NodeInfo: corev1.NodeSystemInfo{
 			MachineID:               readTrim("/etc/machine-id"),
 			SystemUUID:              readTrim("/sys/class/dmi/id/product_uuid"),

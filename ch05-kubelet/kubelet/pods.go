@@ -32,11 +32,12 @@ const (
 // writes its status.
 func (k *Kubelet) syncPod(ctx context.Context, key string) error {
 	ns, name := informer.SplitMetaNamespaceKey(key)
-	pod, ok := k.pods.GetStore().Get(ns, name)
+	pod, ok := k.podToSync(ctx, ns, name) // a static pod, or the apiserver's
 	if !ok {
 		return nil // gone: housekeeping removes what is left
 	}
 	if pod.DeletionTimestamp != nil {
+		k.probes.stopLivenessAndStartup(pod) // no probe kills a container that stops anyway
 		k.startTermination(ctx, pod)
 		return nil
 	}
@@ -47,10 +48,16 @@ func (k *Kubelet) syncPod(ctx context.Context, key string) error {
 		return k.stopSandboxes(ctx, pod.UID) // done: free its IP, keep the containers for their logs
 	}
 
+	// Volumes first (upstream's WaitForAttachAndMount): until every one
+	// is set up there is no sandbox, and the pod stays ContainerCreating.
+	if err := k.mountVolumes(ctx, pod); err != nil {
+		return k.writeStatus(ctx, pod, podStatus(pod, observedPod{Waiting: k.waitingOf(pod.UID)}, k.cfg.NodeIP, metav1.Now()))
+	}
 	sb, err := k.ensureSandbox(ctx, pod)
 	if err != nil {
 		return err
 	}
+	k.probes.addPod(ctx, pod) // its probes' workers, once
 	obs, err := k.observe(ctx, pod, sb)
 	if err != nil {
 		return err
@@ -61,8 +68,11 @@ func (k *Kubelet) syncPod(ctx context.Context, key string) error {
 		}
 	}
 	obs.Waiting = k.waitingOf(pod.UID)
+	obs.Probed = k.probes.probed(pod, obs) // started and ready, as the probes say
+	k.killUnhealthy(ctx, pod, obs)         // failed liveness or startup probes
 
 	st := podStatus(pod, obs, k.cfg.NodeIP, metav1.Now())
+	k.probes.setPodStatus(pod.UID, st) // what the probe workers read
 	if err := k.writeStatus(ctx, pod, st); err != nil {
 		return err
 	}
@@ -75,6 +85,9 @@ func (k *Kubelet) syncPod(ctx context.Context, key string) error {
 
 // writeStatus sends the status when it differs from what the apiserver has.
 func (k *Kubelet) writeStatus(ctx context.Context, pod *corev1.Pod, st corev1.PodStatus) error {
+	if IsStaticPod(pod) {
+		return k.writeMirrorStatus(ctx, pod, st)
+	}
 	st.NominatedNodeName, st.QOSClass = pod.Status.NominatedNodeName, pod.Status.QOSClass
 	a, _ := json.Marshal(pod.Status)
 	b, _ := json.Marshal(st)
@@ -120,6 +133,7 @@ func (k *Kubelet) sandboxConfig(pod *corev1.Pod, attempt uint32) *cri.PodSandbox
 		Metadata:     &cri.PodSandboxMetadata{Name: pod.Name, Namespace: pod.Namespace, Uid: pod.UID, Attempt: attempt},
 		Hostname:     hostname,
 		LogDirectory: k.podLogDir(pod),
+		PortMappings: portMappings(pod), // hostPort: dns.go
 		Labels:       labels,
 		Annotations:  pod.Annotations,
 		Linux: &cri.LinuxPodSandboxConfig{
@@ -173,7 +187,11 @@ func (k *Kubelet) ensureSandbox(ctx context.Context, pod *corev1.Pod) (*cri.PodS
 		return nil, err
 	}
 	start := time.Now()
-	resp, err := k.rt.RunPodSandbox(ctx, &cri.RunPodSandboxRequest{Config: k.sandboxConfig(pod, attempt)})
+	cfg := k.sandboxConfig(pod, attempt)
+	if cfg.DnsConfig, err = k.podDNS(pod); err != nil { // the pod's /etc/resolv.conf: dns.go
+		return nil, err
+	}
+	resp, err := k.rt.RunPodSandbox(ctx, &cri.RunPodSandboxRequest{Config: cfg})
 	if err != nil {
 		return nil, fmt.Errorf("RunPodSandbox: %w", err)
 	}
@@ -225,7 +243,7 @@ func (k *Kubelet) observe(ctx context.Context, pod *corev1.Pod, sb *cri.PodSandb
 		}
 		s := cs.Status
 		oc := observedContainer{ID: s.Id, Name: s.Metadata.Name, Attempt: s.Metadata.Attempt, ImageRef: s.ImageRef,
-			CreatedAt: time.Unix(0, s.CreatedAt), ExitCode: s.ExitCode, Reason: s.Reason, Message: s.Message}
+			CreatedAt: time.Unix(0, s.CreatedAt), ExitCode: s.ExitCode, Reason: s.Reason, Message: terminationMessage(s)}
 		if s.Image != nil {
 			oc.Image = s.Image.Image
 		}

@@ -48,6 +48,10 @@ type observedPod struct {
 	// Containers by spec name, newest attempt first.
 	Containers map[string][]observedContainer
 	Waiting    map[string]waiting
+	// Probed is what the startup and readiness probes say of each running
+	// container, by container ID (probed in prober_manager.go). A running
+	// container not in it (no probes) is started and ready.
+	Probed map[string]probedContainer
 }
 
 // latest is the newest attempt of container name, if any.
@@ -91,7 +95,10 @@ func containerStatus(spec corev1.Container, obs observedPod, defaultWaiting stri
 	switch cur.State {
 	case stateRunning:
 		cs.State.Running = &corev1.ContainerStateRunning{StartedAt: metav1.NewTime(cur.StartedAt)}
-		cs.Ready, started = true, true // no readiness probes yet: running is ready
+		cs.Ready, started = true, true
+		if p, ok := obs.Probed[cur.ID]; ok {
+			cs.Ready, started = p.Ready, p.Started
+		}
 	case stateExited:
 		cs.State.Terminated = terminated(cur)
 	default:

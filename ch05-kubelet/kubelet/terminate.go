@@ -72,6 +72,7 @@ func (k *Kubelet) killPod(ctx context.Context, uid string, nsName string, grace 
 			continue
 		}
 		wg.Go(func() {
+			grace := k.preStopInKillPod(ctx, uid, c.Metadata.Name, c.Id, grace) // the preStop hook first, within the grace period
 			if _, err := k.rt.StopContainer(ctx, &cri.StopContainerRequest{ContainerId: c.Id, Timeout: grace}); err != nil {
 				errs <- fmt.Errorf("StopContainer %s: %w", short(c.Id), err)
 			}
@@ -99,7 +100,11 @@ func (k *Kubelet) killPod(ctx context.Context, uid string, nsName string, grace 
 	if nsName != "" {
 		os.RemoveAll(filepath.Join(k.cfg.PodLogsDir, nsName+"_"+uid))
 	}
+	if err := k.unmountVolumes(uid); err != nil { // the containers are gone: their volumes go too
+		return err
+	}
 	k.forgetPod(uid)
+	k.probes.removePod(uid)
 	return nil
 }
 
@@ -111,6 +116,7 @@ func (k *Kubelet) removeOrphans(ctx context.Context) {
 	for _, p := range k.pods.GetStore().List() {
 		known[string(p.UID)] = true
 	}
+	k.staticUIDs(known)
 	resp, err := k.rt.ListPodSandbox(ctx, &cri.ListPodSandboxRequest{})
 	if err != nil {
 		return
@@ -141,6 +147,7 @@ func (k *Kubelet) Shutdown(ctx context.Context) error {
 			return err
 		}
 	}
+	k.cleanupOrphanedPodDirs(ctx, true) // and the volumes of pods that never got a sandbox
 	k.log.Info("all pods removed from the runtime", "sandboxes", len(resp.Items))
 	return nil
 }
