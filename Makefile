@@ -31,7 +31,7 @@ ch04-run: ## chapter 3's cluster + kube-controller-manager (replicaset, deployme
 # PATH: sudo env "PATH=$$PATH" make ch05-run
 CH05_DEPS    := containerd=containerd containerd-shim-runc-v2=containerd ctr=containerd runc=runc \
                 /usr/lib/cni/bridge=containernetworking-plugins nsenter=util-linux ip=iproute2 /bin/busybox=busybox-static
-.PHONY: ch05-run images
+.PHONY: ch05-run images bench-pods
 ch05-run: images ## chapter 4's cluster + a REAL node: kubelet + its own containerd (as root); HOLLOW_NODES=N adds simulated ones
 	@scripts/ensure-deps.sh $(CH05_DEPS)
 	$(GO) run ./ch05-kubelet --data-dir $(DATA_DIR) --hollow-nodes $(or $(HOLLOW_NODES),0)
@@ -39,6 +39,13 @@ ch05-run: images ## chapter 4's cluster + a REAL node: kubelet + its own contain
 images: ## build the node's images as OCI tarballs into DATA_DIR/images: pause, busybox (busybox-static), demo
 	@scripts/ensure-deps.sh /bin/busybox=busybox-static
 	$(GO) run ./ch05-kubelet/cmd/mkimages -out $(DATA_DIR)/images
+
+POD_COUNT    ?= 30
+POD_RATE     ?= 1
+POD_BURST    ?= 30
+bench-pods: ## ch05 pod startup latency (upstream's SLI) on the real node: POD_COUNT at POD_RATE/s, a burst of POD_BURST; p50/p99 vs 2 s and the SLO 5 s (root)
+	@scripts/ensure-deps.sh $(CH05_DEPS)
+	$(GO) run ./ch05-kubelet/cmd/bench-pods -pods $(POD_COUNT) -rate $(POD_RATE) -burst $(POD_BURST) $(BENCH_FLAGS)
 
 deps: ## install the system packages the tests need (only what is missing)
 	@scripts/ensure-deps.sh
