@@ -168,11 +168,7 @@ func TestEmptyDirMemorySize(t *testing.T) {
 		{limited, &big, 100 << 20}, // no more than the pod may use
 		{unlimited, &big, 1 << 30},
 	} {
-		var lim interface{ Value() int64 }
-		if tc.lim != nil {
-			lim = tc.lim
-		}
-		if got := emptyDirMemorySize(4<<30, lim, tc.pod); got != tc.want {
+		if got := emptyDirMemorySize(4<<30, tc.lim, tc.pod); got != tc.want {
 			t.Errorf("size %v: %d, want %d", tc.lim, got, tc.want)
 		}
 	}

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"kubik/ch01-apiserver/api/corev1"
+	"kubik/ch01-apiserver/api/resource"
 	"kubik/ch04-controllers/controller"
 )
 
@@ -350,7 +351,7 @@ func tearDownVolumeDir(dir string) {
 // emptyDirMemorySize is upstream's calculateEmptyDirMemorySize: the node's
 // memory, or less: the pod's memory limit (when every container has one),
 // or less: the volume's sizeLimit.
-func emptyDirMemorySize(nodeMemory int64, sizeLimit interface{ Value() int64 }, pod *corev1.Pod) int64 {
+func emptyDirMemorySize(nodeMemory int64, sizeLimit *resource.Quantity, pod *corev1.Pod) int64 {
 	size := nodeMemory
 	if lim := podMemoryLimit(pod); lim > 0 && lim <= size {
 		size = lim
