@@ -34,7 +34,7 @@ CH05_DEPS    := containerd=containerd containerd-shim-runc-v2=containerd ctr=con
 .PHONY: ch05-run images bench-pods
 ch05-run: images ## chapter 4's cluster + a REAL node: kubelet + its own containerd (as root); HOLLOW_NODES=N adds simulated ones
 	@scripts/ensure-deps.sh $(CH05_DEPS)
-	$(GO) run ./ch05-kubelet --data-dir $(DATA_DIR) --hollow-nodes $(or $(HOLLOW_NODES),0)
+	$(GO) run ./ch05-kubelet --data-dir $(DATA_DIR) --hollow-nodes $(or $(HOLLOW_NODES),0) --pod-manifest-path $(DATA_DIR)/kubelet/manifests
 
 images: ## build the node's images as OCI tarballs into DATA_DIR/images: pause, busybox (busybox-static), demo
 	@scripts/ensure-deps.sh /bin/busybox=busybox-static

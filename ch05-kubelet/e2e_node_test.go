@@ -21,14 +21,15 @@ import (
 // node is a running chapter 5 program for one test: the cluster, its real
 // node (kubelet + containerd) and a CRI client to that containerd.
 type node struct {
-	t     *testing.T
-	c     *testenv.Cluster
-	p     *testenv.Process
-	dir   string // --data-dir; also where the test writes its manifests
-	name  string // the Node's name
-	netns string // the node's network namespace (a name under /run/netns)
-	rc    containerd.Config
-	rt    cri.RuntimeServiceClient
+	t           *testing.T
+	c           *testenv.Cluster
+	p           *testenv.Process
+	dir         string // --data-dir; also where the test writes its manifests
+	name        string // the Node's name
+	netns       string // the node's network namespace (a name under /run/netns)
+	kubeletPort int    // the kubelet API's port (--port)
+	rc          containerd.Config
+	rt          cri.RuntimeServiceClient
 }
 
 // startNode builds and starts the ch05 binary as root (skipping the test
@@ -53,8 +54,9 @@ func startNode(t *testing.T, extraArgs ...string) *node {
 
 	n := &node{t: t, dir: dir, name: "kubik-e2e-node"}
 	port := testenv.FreePort(t)
+	n.kubeletPort = testenv.FreePort(t)
 	args := append([]string{"--data-dir", dir, "--secure-port", itoa(port), "--hostname-override", n.name,
-		"--node-ip", "127.0.0.1", "--port", itoa(testenv.FreePort(t))}, extraArgs...) // the kubelet API on a free port too
+		"--node-ip", "127.0.0.1", "--port", itoa(n.kubeletPort)}, extraArgs...) // the kubelet API on a free port too
 	n.p = testenv.StartProcess(t, bin, args...)
 	n.c = &testenv.Cluster{URL: "https://127.0.0.1:" + itoa(port), Port: port, DataDir: dir, Kubeconfig: filepath.Join(dir, "admin.kubeconfig")}
 
