@@ -297,19 +297,7 @@ func percentile(sorted []time.Duration, p int) time.Duration {
 func cpuOf(ps ...*testenv.Proc) []time.Duration {
 	out := make([]time.Duration, len(ps))
 	for i, p := range ps {
-		b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", p.Cmd.Process.Pid))
-		if err != nil {
-			continue
-		}
-		// The fields after the command name (which may hold spaces): utime is the 14th field, stime the 15th.
-		s := string(b)
-		f := strings.Fields(s[strings.LastIndexByte(s, ')')+2:])
-		if len(f) < 13 {
-			continue
-		}
-		ut, _ := strconv.ParseInt(f[11], 10, 64)
-		st, _ := strconv.ParseInt(f[12], 10, 64)
-		out[i] = time.Duration(ut+st) * (time.Second / 100) // USER_HZ is 100 on Linux
+		out[i] = testenv.CPUTime(p.Cmd.Process.Pid)
 	}
 	return out
 }

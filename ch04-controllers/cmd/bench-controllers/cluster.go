@@ -11,7 +11,6 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
-	"strings"
 	"time"
 )
 
@@ -20,27 +19,6 @@ import (
 // proc is a process this program started (the cluster, a controller
 // manager); it is stopped by its
 // PID only.
-
-// cpuTime is the user+system CPU time the process pid has used so far
-// (/proc/<pid>/stat, in clock ticks of 1/100 s on Linux).
-func cpuTime(pid int) time.Duration {
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
-	if err != nil {
-		return 0
-	}
-	// The command name (field 2) may contain spaces; fields after ')' are fixed.
-	s := string(b)
-	if i := strings.LastIndexByte(s, ')'); i >= 0 {
-		s = s[i+1:]
-	}
-	f := strings.Fields(s)
-	if len(f) < 13 {
-		return 0
-	}
-	utime, _ := strconv.ParseInt(f[11], 10, 64)
-	stime, _ := strconv.ParseInt(f[12], 10, 64)
-	return time.Duration(utime+stime) * 10 * time.Millisecond
-}
 
 // --- the cluster ------------------------------------------------------------
 

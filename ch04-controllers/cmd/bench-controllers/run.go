@@ -89,10 +89,10 @@ func (r *result) measure(ctx context.Context, which string, rep int, bins binari
 	}
 	r.warmup = time.Since(start)
 
-	kcmCPU, clusterCPU := cpuTime(kcm.Cmd.Process.Pid), cpuTime(c.Cmd.Process.Pid)
+	kcmCPU, clusterCPU := testenv.CPUTime(kcm.Cmd.Process.Pid), testenv.CPUTime(c.Cmd.Process.Pid)
 	defer func() {
-		r.kcmCPU = cpuTime(kcm.Cmd.Process.Pid) - kcmCPU
-		r.clusterCPU = cpuTime(c.Cmd.Process.Pid) - clusterCPU
+		r.kcmCPU = testenv.CPUTime(kcm.Cmd.Process.Pid) - kcmCPU
+		r.clusterCPU = testenv.CPUTime(c.Cmd.Process.Pid) - clusterCPU
 	}()
 	n := int32(*replicasFlag)
 	if r.t1, err = createDeployment(ctx, admin, n, *timeout); err != nil {

@@ -18,6 +18,8 @@ import (
 
 	"kubik/ch05-kubelet/containerd"
 	"kubik/ch05-kubelet/images"
+
+	"kubik/ch01-apiserver/testenv"
 )
 
 // criFloor is a containerd of the benchmark's own, set up exactly as the
@@ -177,5 +179,5 @@ func (f *criFloor) stop() error {
 func (f *criFloor) cpu() time.Duration {
 	b, _ := os.ReadFile(filepath.Join(f.rc.Dir, "containerd.pid"))
 	pid, _ := strconv.Atoi(strings.TrimSpace(string(b)))
-	return cpuTime(pid)
+	return testenv.CPUTime(pid)
 }
