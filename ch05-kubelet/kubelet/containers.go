@@ -323,13 +323,9 @@ func isOptional(b *bool) bool { return b != nil && *b }
 func (k *Kubelet) envValueFrom(ctx context.Context, pod *corev1.Pod, src *corev1.EnvVarSource, podIP string) (string, error) {
 	switch {
 	case src.FieldRef != nil:
+		// The fields only the kubelet knows at runtime (upstream's
+		// podFieldSelectorRuntimeValue), else the downward API's metadata.
 		switch p := src.FieldRef.FieldPath; p {
-		case "metadata.name":
-			return pod.Name, nil
-		case "metadata.namespace":
-			return pod.Namespace, nil
-		case "metadata.uid":
-			return pod.UID, nil
 		case "spec.nodeName":
 			return pod.Spec.NodeName, nil
 		case "spec.serviceAccountName":
@@ -339,7 +335,7 @@ func (k *Kubelet) envValueFrom(ctx context.Context, pod *corev1.Pod, src *corev1
 		case "status.hostIP", "status.hostIPs":
 			return k.cfg.NodeIP, nil
 		default:
-			return "", fmt.Errorf("unsupported fieldPath: %s", p)
+			return podFieldValue(pod, p)
 		}
 	case src.ConfigMapKeyRef != nil:
 		ref := src.ConfigMapKeyRef
