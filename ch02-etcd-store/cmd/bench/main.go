@@ -29,7 +29,6 @@ import (
 	"net/http"
 	"os"
 	"os/exec"
-	"os/signal"
 	"path/filepath"
 	"runtime"
 	"slices"
@@ -37,7 +36,6 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
-	"syscall"
 	"time"
 
 	"kubik/ch01-apiserver/app"
@@ -59,15 +57,7 @@ var (
 	only     = flag.String("only", "", "comma-separated servers to run (upstream, kubik, kubik-nocache, inprocess); empty: all")
 )
 
-func main() {
-	flag.Parse()
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	if err := run(ctx); err != nil {
-		fmt.Fprintln(os.Stderr, "bench:", err)
-		os.Exit(1)
-	}
-}
+func main() { testenv.BenchMain("bench", run) }
 
 // result is one server's numbers: name → value.
 type result map[string]float64

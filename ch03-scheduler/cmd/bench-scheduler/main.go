@@ -39,14 +39,12 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
-	"os/signal"
 	"path"
 	"path/filepath"
 	"runtime"
 	"slices"
 	"strconv"
 	"strings"
-	"syscall"
 	"time"
 
 	"kubik/ch01-apiserver/testenv"
@@ -68,15 +66,7 @@ var (
 	keep          = flag.Bool("keep", false, "keep the temporary directory (logs, data) and print its path")
 )
 
-func main() {
-	flag.Parse()
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	if err := run(ctx); err != nil {
-		fmt.Fprintln(os.Stderr, "bench-scheduler:", err)
-		os.Exit(1)
-	}
-}
+func main() { testenv.BenchMain("bench-scheduler", run) }
 
 // binaries are the programs this benchmark starts.
 type binaries struct {
@@ -99,15 +89,11 @@ func run(ctx context.Context) error {
 			return fmt.Errorf("-schedulers: unknown %q (kubik, upstream)", s)
 		}
 	}
-	tmp, err := os.MkdirTemp("", "kubik-bench-scheduler-")
+	tmp, cleanup, err := testenv.WorkDir("kubik-bench-scheduler-", *keep)
 	if err != nil {
 		return err
 	}
-	if *keep {
-		fmt.Println("keeping", tmp)
-	} else {
-		defer os.RemoveAll(tmp)
-	}
+	defer cleanup()
 
 	// The binaries.
 	var bins binaries

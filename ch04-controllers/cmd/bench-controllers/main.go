@@ -41,14 +41,14 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
-	"os/signal"
 	"path"
 	"path/filepath"
 	"runtime"
 	"slices"
 	"strings"
-	"syscall"
 	"time"
+
+	"kubik/ch01-apiserver/testenv"
 )
 
 var (
@@ -73,15 +73,7 @@ type binaries struct {
 	upstreamVersion                string
 }
 
-func main() {
-	flag.Parse()
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	if err := run(ctx); err != nil {
-		fmt.Fprintln(os.Stderr, "bench-controllers:", err)
-		os.Exit(1)
-	}
-}
+func main() { testenv.BenchMain("bench-controllers", run) }
 
 func run(ctx context.Context) error {
 	began := time.Now()
@@ -98,15 +90,11 @@ func run(ctx context.Context) error {
 		return fmt.Errorf("-replicas %d: the rolling update needs up to 125%% of them on %d nodes of 110 pods",
 			*replicasFlag, *nodesFlag)
 	}
-	tmp, err := os.MkdirTemp("", "kubik-bench-controllers-")
+	tmp, cleanup, err := testenv.WorkDir("kubik-bench-controllers-", *keep)
 	if err != nil {
 		return err
 	}
-	if *keep {
-		fmt.Println("keeping", tmp)
-	} else {
-		defer os.RemoveAll(tmp)
-	}
+	defer cleanup()
 
 	bins, err := build(ctx, tmp)
 	if err != nil {

@@ -37,13 +37,12 @@ import (
 	"flag"
 	"fmt"
 	"os"
-	"os/signal"
 	"path/filepath"
 	"runtime"
 	"strings"
-	"syscall"
 	"time"
 
+	"kubik/ch01-apiserver/testenv"
 	"kubik/ch05-kubelet/containerd"
 	"kubik/ch05-kubelet/images"
 )
@@ -71,30 +70,18 @@ type row struct {
 	target     bool // compared with the targets (the floor is not)
 }
 
-func main() {
-	flag.Parse()
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	if err := run(ctx); err != nil {
-		fmt.Fprintln(os.Stderr, "bench-pods:", err)
-		os.Exit(1)
-	}
-}
+func main() { testenv.BenchMain("bench-pods", run) }
 
 func run(ctx context.Context) error {
 	began := time.Now()
 	if err := containerd.CheckHost(); err != nil {
 		return err
 	}
-	tmp, err := os.MkdirTemp("", "kubik-bench-pods-")
+	tmp, cleanup, err := testenv.WorkDir("kubik-bench-pods-", *keep)
 	if err != nil {
 		return err
 	}
-	if *keep {
-		fmt.Println("keeping", tmp)
-	} else {
-		defer os.RemoveAll(tmp)
-	}
+	defer cleanup()
 	dataDir := filepath.Join(tmp, "data")
 	imageDir := filepath.Join(dataDir, "images")
 	fmt.Println("building the images (pause, busybox, demo) ...")
