@@ -50,10 +50,14 @@ func startNode(ctx context.Context, bin, dir string) (n *node, err error) {
 	if err != nil {
 		return nil, err
 	}
+	kubeletPort, err := testenv.Port() // not 10250: another program may hold it
+	if err != nil {
+		return nil, err
+	}
 	n = &node{dir: dir}
 	n.Proc, err = testenv.Spawn("ch05 program", filepath.Join(filepath.Dir(dir), "ch05.log"), bin,
 		"--data-dir", dir, "--secure-port", strconv.Itoa(port), "--hostname-override", nodeName,
-		"--node-ip", "127.0.0.1", "--leader-elect=false")
+		"--node-ip", "127.0.0.1", "--port", strconv.Itoa(kubeletPort), "--leader-elect=false")
 	if err != nil {
 		return nil, err
 	}
