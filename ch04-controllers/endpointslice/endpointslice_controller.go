@@ -21,7 +21,9 @@
 // (--max-endpoints-per-slice). Existing slices of the group are rewritten
 // in place, missing ones created, surplus ones deleted; a slice is written
 // only when it changes. A Service with no endpoints keeps one empty
-// placeholder slice, as upstream.
+// placeholder slice, as upstream. A sync that finds the informer behind
+// this controller's own last writes (tracker.go) is retried instead: from
+// a stale cache it would create a second slice next to the first.
 //
 // Every slice carries the labels kubernetes.io/service-name=<service> and
 // endpointslice.kubernetes.io/managed-by=endpointslice-controller.k8s.io
@@ -64,6 +66,7 @@ type EndpointSliceController struct {
 	nodes    *informer.Informer[corev1.Node, *corev1.Node]
 	slices   *informer.Informer[discoveryv1.EndpointSlice, *discoveryv1.EndpointSlice]
 	queue    *workqueue.RateLimitingQueue[string]
+	tracker  *sliceTracker // this controller's writes the cache has not seen yet
 	log      *slog.Logger
 	// MaxEndpointsPerSlice may be lowered (tests, --max-endpoints-per-slice).
 	MaxEndpointsPerSlice int
@@ -82,6 +85,7 @@ func NewEndpointSliceController(cc *controller.ControllerContext) (*EndpointSlic
 		nodes:                controller.InformerFor[corev1.Node](cc.Informers),
 		slices:               controller.InformerFor[discoveryv1.EndpointSlice](cc.Informers),
 		queue:                workqueue.NewRateLimiting(workqueue.DefaultControllerRateLimiter[string]()),
+		tracker:              newSliceTracker(),
 		MaxEndpointsPerSlice: MaxEndpointsPerSlice,
 	}
 	controller.AddNamespaceIndex(c.pods)

@@ -70,3 +70,31 @@ func TestEndpointSlices(t *testing.T) {
 		}
 	}
 }
+
+// TestNoSecondSliceFromAStaleCache: two syncs in a row, the second before
+// the informer has seen the slice the first created, must not create a
+// second slice (generated names never collide, so nothing else stops it).
+func TestNoSecondSliceFromAStaleCache(t *testing.T) {
+	env := controllertest.New(t)
+	c, _ := NewEndpointSliceController(env.CC)
+	env.Start(t)
+	env.Service(t, "db", "db")
+	controllertest.Eventually(t, "cache", func() bool {
+		_, ok := c.services.GetStore().Get("default", "db")
+		return ok
+	})
+	if err := c.syncService(env.Ctx, "default/db"); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.syncService(env.Ctx, "default/db"); err != nil && err != errStaleCache {
+		t.Fatal(err)
+	}
+	controllertest.Eventually(t, "the cache catches up", func() bool { return c.syncService(env.Ctx, "default/db") == nil })
+	l, err := client.List[discoveryv1.EndpointSlice](env.Ctx, env.Admin, "default", client.ListOptions{LabelSelector: discoveryv1.LabelServiceName + "=db"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(l.Items) != 1 {
+		t.Errorf("%d slices for a Service without endpoints, want 1 (the placeholder)", len(l.Items))
+	}
+}

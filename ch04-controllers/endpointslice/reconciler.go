@@ -34,7 +34,11 @@ func (c *EndpointSliceController) syncService(ctx context.Context, key string) e
 				return err
 			}
 		}
+		c.tracker.forget(key)
 		return nil
+	}
+	if c.tracker.stale(key, existing) {
+		return errStaleCache
 	}
 	if svc.Spec.Selector == nil || svc.Spec.Type == corev1.ServiceTypeExternalName {
 		return nil
@@ -95,21 +99,24 @@ func (c *EndpointSliceController) syncService(ctx context.Context, key string) e
 		if trigger != "" {
 			s.Annotations[endpointutil.EndpointsLastChangeTriggerTime] = trigger
 		}
+		var written *discoveryv1.EndpointSlice
 		var err error
 		if s.Name == "" {
-			_, err = client.Create(ctx, c.client, s)
+			written, err = client.Create(ctx, c.client, s)
 		} else {
-			_, err = client.Update(ctx, c.client, s)
+			written, err = client.Update(ctx, c.client, s)
 		}
 		if err != nil {
 			return err
 		}
+		c.tracker.wrote(key, written.Name, written.ResourceVersion)
 	}
 	for _, s := range existing {
 		if !used[s.Name] {
 			if err := client.Delete[discoveryv1.EndpointSlice](ctx, c.client, s.Namespace, s.Name, nil); err != nil && !client.IsNotFound(err) {
 				return err
 			}
+			c.tracker.wrote(key, s.Name, "")
 		}
 	}
 	return nil
