@@ -174,14 +174,9 @@ func (k *Kubelet) Run(ctx context.Context) error {
 	// `make bench-pods`: p99 7 s with 1 worker, 3.2 s with 8, 2.5 s with 32);
 	// the queue never hands one pod to two workers, so each pod is still
 	// synced by one goroutine at a time, as with upstream's pod workers.
-	var wg sync.WaitGroup
-	for range syncWorkers {
-		wg.Go(func() {
-			for k.processNext(ctx) {
-			}
-		})
-	}
-	wg.Wait()
+	controller.RunWorkers(ctx, k.queue, syncWorkers, func(ctx context.Context) bool {
+		return controller.ProcessNextWorkItem(ctx, k.queue, controller.SyncErr(k.syncPod), k.log, "pod")
+	})
 	return nil
 }
 
@@ -232,24 +227,6 @@ func (k *Kubelet) housekeeping(ctx context.Context) {
 		k.removeOrphans(ctx)
 		k.cleanupOrphanedPodDirs(ctx, false)
 	}
-}
-
-func (k *Kubelet) processNext(ctx context.Context) bool {
-	key, shutdown := k.queue.Get()
-	if shutdown {
-		return false
-	}
-	defer k.queue.Done(key)
-	if err := k.syncPod(ctx, key); err != nil {
-		if ctx.Err() != nil {
-			return false
-		}
-		k.log.Warn("pod sync failed; retrying", "pod", key, "err", err)
-		k.queue.AddRateLimited(key)
-		return true
-	}
-	k.queue.Forget(key)
-	return true
 }
 
 // Close releases the runtime connection.
