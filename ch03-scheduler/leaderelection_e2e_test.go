@@ -11,11 +11,11 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"regexp"
 	"testing"
 	"time"
 
 	"kubik/ch01-apiserver/testenv"
+	"kubik/ch03-scheduler/leaderelection/leaderelectiontest"
 )
 
 func TestLeaderElectionFailover(t *testing.T) {
@@ -60,21 +60,8 @@ func TestLeaderElectionFailover(t *testing.T) {
 	holder := func() string {
 		return k("get", "lease", "kube-scheduler", "-n", "kube-system", "-o", "jsonpath={.spec.holderIdentity}")
 	}
-	var leader, standby *testenv.Process
-	eventually("one scheduler leads", 30*time.Second, func() (string, bool) {
-		h := holder()
-		for _, p := range []*testenv.Process{a, b} {
-			if id := acquired(p); id != "" && id == h {
-				leader = p
-			}
-		}
-		return h + "\n--- a:\n" + a.Logs.String() + "\n--- b:\n" + b.Logs.String(), leader != nil
-	})
-	standby = a
-	if leader == a {
-		standby = b
-	}
-	if acquired(standby) != "" {
+	leader, standby := leaderelectiontest.WaitForLeader(t, "one scheduler leads", holder, a, b)
+	if leaderelectiontest.Acquired(standby) != "" {
 		t.Fatalf("both schedulers acquired the lease:\n%s\n---\n%s", a.Logs.String(), b.Logs.String())
 	}
 	transitions := k("get", "lease", "kube-scheduler", "-n", "kube-system", "-o", "jsonpath={.spec.leaseTransitions}")
@@ -91,17 +78,9 @@ func TestLeaderElectionFailover(t *testing.T) {
 
 	// The leader dies without a word; the lease runs out; the standby leads.
 	leader.Kill()
-	eventually("the standby takes the lease", 60*time.Second, func() (string, bool) {
-		h := holder()
-		return h + "\n--- standby:\n" + standby.Logs.String(), acquired(standby) != "" && h == acquired(standby)
-	})
+	leaderelectiontest.WaitForTakeover(t, holder, standby)
 	if got := k("get", "lease", "kube-scheduler", "-n", "kube-system", "-o", "jsonpath={.spec.leaseTransitions}"); got <= transitions && len(got) <= len(transitions) {
 		t.Errorf("leaseTransitions %s after failover, was %s", got, transitions)
 	}
 	bound("after")
 }
-
-// acquiredRe finds the identity with which a process took the lease.
-var acquiredRe = regexp.MustCompile(`msg="successfully acquired lease".* identity=(\S+)`)
-
-func acquired(p *testenv.Process) string { return p.LogMatch(acquiredRe) }

@@ -11,17 +11,12 @@ package main_test
 import (
 	"os/exec"
 	"path/filepath"
-	"regexp"
 	"testing"
 	"time"
 
 	"kubik/ch01-apiserver/testenv"
+	"kubik/ch03-scheduler/leaderelection/leaderelectiontest"
 )
-
-// acquiredRe finds the identity with which a process took the lease.
-var acquiredRe = regexp.MustCompile(`msg="successfully acquired lease".* identity=(\S+)`)
-
-func acquired(p *testenv.Process) string { return p.LogMatch(acquiredRe) }
 
 func TestControllerManagerFailover(t *testing.T) {
 	if testing.Short() {
@@ -48,20 +43,7 @@ func TestControllerManagerFailover(t *testing.T) {
 	holder := func() string {
 		return k("get", "lease", "kube-controller-manager", "-n", "kube-system", "-o", "jsonpath={.spec.holderIdentity}")
 	}
-	var leader, standby *testenv.Process
-	eventually("one controller manager leads", 30*time.Second, func() (string, bool) {
-		h := holder()
-		for _, p := range []*testenv.Process{a, b} {
-			if id := acquired(p); id != "" && id == h {
-				leader = p
-			}
-		}
-		return h + "\n--- a:\n" + a.Logs.String() + "\n--- b:\n" + b.Logs.String(), leader != nil
-	})
-	standby = a
-	if leader == a {
-		standby = b
-	}
+	leader, standby := leaderelectiontest.WaitForLeader(t, "one controller manager leads", holder, a, b)
 
 	// The leader reconciles: a Deployment becomes available.
 	k("create", "deployment", "web", "--image=nginx", "--replicas=2")
@@ -73,17 +55,14 @@ func TestControllerManagerFailover(t *testing.T) {
 		})
 	}
 	available("2")
-	if acquired(standby) != "" {
+	if leaderelectiontest.Acquired(standby) != "" {
 		t.Fatalf("both controller managers acquired the lease:\n%s\n---\n%s", a.Logs.String(), b.Logs.String())
 	}
 
 	// The leader dies without releasing the lease; the standby takes it
 	// when it expires and reconciles the next change.
 	leader.Kill()
-	eventually("the standby takes the lease", 60*time.Second, func() (string, bool) {
-		h := holder()
-		return h + "\n--- standby:\n" + standby.Logs.String(), acquired(standby) != "" && h == acquired(standby)
-	})
+	leaderelectiontest.WaitForTakeover(t, holder, standby)
 	k("scale", "deployment", "web", "--replicas=3")
 	available("3")
 }
