@@ -1,6 +1,7 @@
 package kubelet
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -137,7 +138,7 @@ func (k *Kubelet) mountVolumes(ctx context.Context, pod *corev1.Pod) error {
 			default:
 				k.mountFailed(failKey)
 				unmounted = append(unmounted, v.Name)
-				firstErr = cmpOr(firstErr, err)
+				firstErr = cmp.Or(firstErr, err)
 				continue
 			}
 		} else if !done {
@@ -156,16 +157,9 @@ func (k *Kubelet) mountVolumes(ctx context.Context, pod *corev1.Pod) error {
 		k.volumes.mu.Unlock()
 	}
 	if len(unmounted) > 0 {
-		return fmt.Errorf("unmounted volumes=[%s]: %w", strings.Join(unmounted, " "), cmpOr(firstErr, errors.New("waiting to retry")))
+		return fmt.Errorf("unmounted volumes=[%s]: %w", strings.Join(unmounted, " "), cmp.Or(firstErr, errors.New("waiting to retry")))
 	}
 	return nil
-}
-
-func cmpOr(a, b error) error {
-	if a != nil {
-		return a
-	}
-	return b
 }
 
 // mountRetryDue: has key's back-off after its last failure passed?
