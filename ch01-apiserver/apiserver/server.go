@@ -78,6 +78,11 @@ type Config struct {
 	// MaxRequestBodyBytes: upstream's 3 MiB. MaxObjectBytes: etcd's 1.5 MiB value limit.
 	MaxRequestBodyBytes int64
 	MaxObjectBytes      int
+	// MaxRequestsInFlight and MaxMutatingRequestsInFlight bound the reads
+	// and writes served at once (--max-requests-inflight,
+	// --max-mutating-requests-inflight; 0: no bound). See maxinflight.go.
+	MaxRequestsInFlight         int
+	MaxMutatingRequestsInFlight int
 	// RequestTimeout bounds non-watch requests (--request-timeout, 60s).
 	RequestTimeout time.Duration
 	// MinRequestTimeout: watches end after a random time in [min, 2*min] (--min-request-timeout, 1800s).
@@ -243,7 +248,7 @@ func (s *Server) buildHandler() http.Handler {
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		writeStatus(w, r, errNoSuchPath())
 	})
-	return s.withRecovery(s.withAuthentication(s.withImpersonation(s.withAuthorization(mux))))
+	return s.withRecovery(s.withAuthentication(s.withImpersonation(s.withMaxInFlight(s.withAuthorization(mux)))))
 }
 
 // isPublicPath: what anonymous users may see (upstream's system:public-info-viewer).

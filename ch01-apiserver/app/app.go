@@ -27,15 +27,17 @@ import (
 
 // Options are the apiserver's flags, with upstream's names.
 type Options struct {
-	DataDir               string
-	BindAddress           string
-	SecurePort            int
-	AdvertiseAddress      string
-	ServiceClusterIPRange string
-	ServiceNodePortRange  string
-	RequestTimeout        time.Duration
-	MinRequestTimeout     int
-	LogLevel              string
+	DataDir                     string
+	BindAddress                 string
+	SecurePort                  int
+	AdvertiseAddress            string
+	ServiceClusterIPRange       string
+	ServiceNodePortRange        string
+	RequestTimeout              time.Duration
+	MinRequestTimeout           int
+	MaxRequestsInFlight         int
+	MaxMutatingRequestsInFlight int
+	LogLevel                    string
 	// Authentication and authorization (see auth.go).
 	AuthorizationMode            string
 	TokenAuthFile                string
@@ -66,6 +68,8 @@ func (o *Options) AddFlags(fs *flag.FlagSet) {
 	fs.StringVar(&o.ServiceNodePortRange, "service-node-port-range", "30000-32767", "port range for NodePort Services")
 	fs.DurationVar(&o.RequestTimeout, "request-timeout", 60*time.Second, "longest time a non-watch request may take")
 	fs.IntVar(&o.MinRequestTimeout, "min-request-timeout", 1800, "a watch ends after a random time between this many seconds and twice as many")
+	fs.IntVar(&o.MaxRequestsInFlight, "max-requests-inflight", 400, "most non-mutating requests served at once; more wait in line (0: no limit)")
+	fs.IntVar(&o.MaxMutatingRequestsInFlight, "max-mutating-requests-inflight", 200, "most mutating requests served at once; more wait in line (0: no limit)")
 	fs.StringVar(&o.LogLevel, "log-level", "info", "debug, info, warn or error")
 	fs.BoolVar(&o.EnableGarbageCollector, "enable-garbage-collector", o.EnableGarbageCollector,
 		"a garbage collector runs (kube-controller-manager): DELETE with propagationPolicy Orphan or Foreground adds the finalizer it removes (upstream's default: true; Kubik's: only where a chapter runs one)")
@@ -148,6 +152,7 @@ func Start(ctx context.Context, o *Options, store storage.Interface, log *slog.L
 		Storage: store, BindAddress: o.BindAddress, SecurePort: port, AdvertiseAddress: advertise,
 		ServingCert: cert, ClientCA: ca.CertPool(), ServiceClusterIPRange: cidr, NodePortMin: lo, NodePortMax: hi,
 		ReadyChecks: readyChecks, RequestTimeout: o.RequestTimeout,
+		MaxRequestsInFlight: o.MaxRequestsInFlight, MaxMutatingRequestsInFlight: o.MaxMutatingRequestsInFlight,
 		MinRequestTimeout: time.Duration(o.MinRequestTimeout) * time.Second, Logger: log,
 		EnableGarbageCollection: o.EnableGarbageCollector,
 	}
