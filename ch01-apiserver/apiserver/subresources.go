@@ -23,8 +23,8 @@ var (
 		New: func() metav1.Object { return &autoscalingv1.Scale{} }}
 )
 
-// scaleFrom is the autoscaling/v1 Scale view of a Deployment, ReplicaSet or
-// StatefulSet: what `kubectl scale` and autoscalers read and write.
+// scaleFrom is the autoscaling/v1 Scale view of a Deployment, ReplicaSet,
+// StatefulSet or ReplicationController: what `kubectl scale` and autoscalers read and write.
 func scaleFrom(obj metav1.Object) (*autoscalingv1.Scale, error) {
 	var replicas, current int32
 	var sel *metav1.LabelSelector
@@ -35,6 +35,9 @@ func scaleFrom(obj metav1.Object) (*autoscalingv1.Scale, error) {
 		replicas, current, sel = deref(o.Spec.Replicas), o.Status.Replicas, o.Spec.Selector
 	case *appsv1.StatefulSet:
 		replicas, current, sel = deref(o.Spec.Replicas), o.Status.Replicas, o.Spec.Selector
+	case *corev1.ReplicationController:
+		// An equality-only selector, as a map.
+		replicas, current, sel = deref(o.Spec.Replicas), o.Status.Replicas, &metav1.LabelSelector{MatchLabels: o.Spec.Selector}
 	default:
 		return nil, methodNotAllowed()
 	}
@@ -69,6 +72,8 @@ func setReplicas(obj metav1.Object, n int32) {
 	case *appsv1.ReplicaSet:
 		o.Spec.Replicas = &n
 	case *appsv1.StatefulSet:
+		o.Spec.Replicas = &n
+	case *corev1.ReplicationController:
 		o.Spec.Replicas = &n
 	}
 }

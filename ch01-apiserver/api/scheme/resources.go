@@ -10,8 +10,11 @@ import (
 	"kubik/ch01-apiserver/api/discoveryv1"
 	"kubik/ch01-apiserver/api/eventsv1"
 	"kubik/ch01-apiserver/api/metav1"
+	"kubik/ch01-apiserver/api/policyv1"
 	"kubik/ch01-apiserver/api/rbacv1"
+	"kubik/ch01-apiserver/api/resourcev1"
 	"kubik/ch01-apiserver/api/schedulingv1"
+	"kubik/ch01-apiserver/api/storagev1"
 )
 
 // Resources is every resource the apiserver serves, in discovery order
@@ -49,6 +52,10 @@ var Resources = []*Resource{
 			connect("exec", "PodExecOptions", ConnectVerbs), connect("log", "Pod", []string{"get"}),
 			connect("portforward", "PodPortForwardOptions", ConnectVerbs), status("Pod")},
 		New: func() metav1.Object { return &corev1.Pod{} }},
+	{Version: "v1", Resource: "replicationcontrollers", Singular: "replicationcontroller", Kind: "ReplicationController", Namespaced: true,
+		ShortNames: []string{"rc"}, Categories: []string{"all"}, Verbs: AllVerbs, StoragePrefix: "controllers", Generation: true,
+		Subresources: []Subresource{scale(), status("ReplicationController")},
+		New:          func() metav1.Object { return &corev1.ReplicationController{} }},
 	{Version: "v1", Resource: "secrets", Singular: "secret", Kind: "Secret", Namespaced: true,
 		Verbs: AllVerbs, StoragePrefix: "secrets",
 		New: func() metav1.Object { return &corev1.Secret{} }},
@@ -126,6 +133,12 @@ var Resources = []*Resource{
 			FromStorage: func(o metav1.Object) metav1.Object { return eventsv1.FromCore(o.(*corev1.Event)) },
 		}},
 
+	// policy/v1
+	{Group: "policy", Version: "v1", Resource: "poddisruptionbudgets", Singular: "poddisruptionbudget", Kind: "PodDisruptionBudget", Namespaced: true,
+		ShortNames: []string{"pdb"}, Verbs: AllVerbs, StoragePrefix: "poddisruptionbudgets", Generation: true,
+		Subresources: []Subresource{status("PodDisruptionBudget")},
+		New:          func() metav1.Object { return &policyv1.PodDisruptionBudget{} }},
+
 	// rbac.authorization.k8s.io/v1
 	{Group: "rbac.authorization.k8s.io", Version: "v1", Resource: "clusterrolebindings", Singular: "clusterrolebinding", Kind: "ClusterRoleBinding",
 		Verbs: AllVerbs, StoragePrefix: "clusterrolebindings",
@@ -140,8 +153,41 @@ var Resources = []*Resource{
 		Verbs: AllVerbs, StoragePrefix: "roles",
 		New: func() metav1.Object { return &rbacv1.Role{} }},
 
+	// resource.k8s.io/v1
+	{Group: "resource.k8s.io", Version: "v1", Resource: "deviceclasses", Singular: "deviceclass", Kind: "DeviceClass",
+		Verbs: AllVerbs, StoragePrefix: "deviceclasses", Generation: true,
+		New: func() metav1.Object { return &resourcev1.DeviceClass{} }},
+	{Group: "resource.k8s.io", Version: "v1", Resource: "resourceclaims", Singular: "resourceclaim", Kind: "ResourceClaim", Namespaced: true,
+		Verbs: AllVerbs, StoragePrefix: "resourceclaims",
+		Subresources: []Subresource{status("ResourceClaim")},
+		New:          func() metav1.Object { return &resourcev1.ResourceClaim{} }},
+	{Group: "resource.k8s.io", Version: "v1", Resource: "resourceclaimtemplates", Singular: "resourceclaimtemplate", Kind: "ResourceClaimTemplate", Namespaced: true,
+		Verbs: AllVerbs, StoragePrefix: "resourceclaimtemplates",
+		New: func() metav1.Object { return &resourcev1.ResourceClaimTemplate{} }},
+	{Group: "resource.k8s.io", Version: "v1", Resource: "resourceslices", Singular: "resourceslice", Kind: "ResourceSlice",
+		Verbs: AllVerbs, StoragePrefix: "resourceslices", Generation: true,
+		New: func() metav1.Object { return &resourcev1.ResourceSlice{} }},
+
 	// scheduling.k8s.io/v1
 	{Group: "scheduling.k8s.io", Version: "v1", Resource: "priorityclasses", Singular: "priorityclass", Kind: "PriorityClass",
 		ShortNames: []string{"pc"}, Verbs: AllVerbs, StoragePrefix: "priorityclasses",
 		New: func() metav1.Object { return &schedulingv1.PriorityClass{} }},
+
+	// storage.k8s.io/v1
+	{Group: "storage.k8s.io", Version: "v1", Resource: "csidrivers", Singular: "csidriver", Kind: "CSIDriver",
+		Verbs: AllVerbs, StoragePrefix: "csidrivers",
+		New: func() metav1.Object { return &storagev1.CSIDriver{} }},
+	{Group: "storage.k8s.io", Version: "v1", Resource: "csinodes", Singular: "csinode", Kind: "CSINode",
+		Verbs: AllVerbs, StoragePrefix: "csinodes",
+		New: func() metav1.Object { return &storagev1.CSINode{} }},
+	{Group: "storage.k8s.io", Version: "v1", Resource: "csistoragecapacities", Singular: "csistoragecapacity", Kind: "CSIStorageCapacity", Namespaced: true,
+		Verbs: AllVerbs, StoragePrefix: "csistoragecapacities",
+		New: func() metav1.Object { return &storagev1.CSIStorageCapacity{} }},
+	{Group: "storage.k8s.io", Version: "v1", Resource: "storageclasses", Singular: "storageclass", Kind: "StorageClass",
+		ShortNames: []string{"sc"}, Verbs: AllVerbs, StoragePrefix: "storageclasses",
+		New: func() metav1.Object { return &storagev1.StorageClass{} }},
+	{Group: "storage.k8s.io", Version: "v1", Resource: "volumeattachments", Singular: "volumeattachment", Kind: "VolumeAttachment",
+		Verbs: AllVerbs, StoragePrefix: "volumeattachments",
+		Subresources: []Subresource{status("VolumeAttachment")},
+		New:          func() metav1.Object { return &storagev1.VolumeAttachment{} }},
 }

@@ -181,3 +181,23 @@ func setDefaultsLimitRangeItem(item *corev1.LimitRangeItem) {
 		}
 	}
 }
+
+// setDefaultsReplicationController is SetDefaults_ReplicationController: the
+// selector and the controller's own labels default to the template's labels,
+// and there is one replica.
+func setDefaultsReplicationController(rc *corev1.ReplicationController) {
+	if t := rc.Spec.Template; t != nil {
+		if t.Labels != nil {
+			if len(rc.Spec.Selector) == 0 {
+				rc.Spec.Selector = t.Labels
+			}
+			if len(rc.Labels) == 0 {
+				rc.Labels = t.Labels
+			}
+		}
+		setDefaultsPodTemplateSpec(t)
+	}
+	if rc.Spec.Replicas == nil {
+		rc.Spec.Replicas = ptrTo(int32(1))
+	}
+}

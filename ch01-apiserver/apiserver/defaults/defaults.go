@@ -17,7 +17,9 @@ import (
 	"kubik/ch01-apiserver/api/corev1"
 	"kubik/ch01-apiserver/api/discoveryv1"
 	"kubik/ch01-apiserver/api/metav1"
+	"kubik/ch01-apiserver/api/resourcev1"
 	"kubik/ch01-apiserver/api/schedulingv1"
+	"kubik/ch01-apiserver/api/storagev1"
 )
 
 // Default applies the defaults of obj's kind in place. Kinds without defaults
@@ -26,6 +28,8 @@ func Default(obj metav1.Object) {
 	switch o := obj.(type) {
 	case *corev1.Pod:
 		setDefaultsPod(o)
+	case *corev1.ReplicationController:
+		setDefaultsReplicationController(o)
 	case *corev1.PodTemplate:
 		setDefaultsPodTemplateSpec(&o.Template)
 	case *corev1.Service:
@@ -64,6 +68,16 @@ func Default(obj metav1.Object) {
 		setDefaultsEndpointSlice(o)
 	case *schedulingv1.PriorityClass:
 		setDefaultsPriorityClass(o)
+	case *resourcev1.ResourceClaim:
+		setDefaultsResourceClaim(o)
+	case *resourcev1.ResourceClaimTemplate:
+		setDefaultsResourceClaimSpec(&o.Spec.Spec)
+	case *resourcev1.ResourceSlice:
+		setDefaultsResourceSlice(o)
+	case *storagev1.StorageClass:
+		setDefaultsStorageClass(o)
+	case *storagev1.CSIDriver:
+		setDefaultsCSIDriver(o)
 	}
 }
 

@@ -6,6 +6,7 @@ import (
 	"regexp"
 	"strings"
 
+	"kubik/ch01-apiserver/api/appsv1"
 	"kubik/ch01-apiserver/api/intstr"
 	"kubik/ch01-apiserver/api/metav1"
 	"kubik/ch01-apiserver/api/resource"
@@ -52,6 +53,9 @@ var (
 	quantityType  = reflect.TypeFor[resource.Quantity]()
 	intOrStrType  = reflect.TypeFor[intstr.IntOrString]()
 	rawJSONType   = reflect.TypeFor[json.RawMessage]()
+	// rawExtType is our runtime.RawExtension (ControllerRevision.data, DRA's
+	// opaque parameters): upstream's schema is a free-form object.
+	rawExtType = reflect.TypeFor[appsv1.RawExtension]()
 )
 
 // versionedPackage matches our per-group-version package names: corev1, appsv1, autoscalingv2beta1.
@@ -62,7 +66,7 @@ var versionedPackage = regexp.MustCompile(`^([a-z]+?)(v[0-9]+(?:(?:alpha|beta)[0
 // io.k8s.api.core.v1.Pod; metav1.ObjectMeta is
 // io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta.
 func definitionName(t reflect.Type) string {
-	if t == rawJSONType {
+	if t == rawJSONType || t == rawExtType {
 		return "io.k8s.apimachinery.pkg.runtime.RawExtension"
 	}
 	pkg := t.PkgPath()

@@ -16,8 +16,11 @@ import (
 	"kubik/ch01-apiserver/api/discoveryv1"
 	"kubik/ch01-apiserver/api/eventsv1"
 	"kubik/ch01-apiserver/api/metav1"
+	"kubik/ch01-apiserver/api/policyv1"
 	"kubik/ch01-apiserver/api/rbacv1"
+	"kubik/ch01-apiserver/api/resourcev1"
 	"kubik/ch01-apiserver/api/schedulingv1"
+	"kubik/ch01-apiserver/api/storagev1"
 	"kubik/ch01-apiserver/apiserver/selection"
 )
 
@@ -48,6 +51,10 @@ func printerFor(obj metav1.Object) printer {
 		return persistentVolumePrinter
 	case *corev1.PersistentVolumeClaim:
 		return persistentVolumeClaimPrinter
+	case *corev1.ReplicationController:
+		return replicationControllerPrinter
+	case *policyv1.PodDisruptionBudget:
+		return podDisruptionBudgetPrinter
 	case *appsv1.Deployment:
 		return deploymentPrinter
 	case *appsv1.ReplicaSet:
@@ -66,6 +73,24 @@ func printerFor(obj metav1.Object) printer {
 		return endpointSlicePrinter
 	case *schedulingv1.PriorityClass:
 		return priorityClassPrinter
+	case *resourcev1.DeviceClass:
+		return deviceClassPrinter
+	case *resourcev1.ResourceClaim:
+		return resourceClaimPrinter
+	case *resourcev1.ResourceClaimTemplate:
+		return resourceClaimTemplatePrinter
+	case *resourcev1.ResourceSlice:
+		return resourceSlicePrinter
+	case *storagev1.StorageClass:
+		return storageClassPrinter
+	case *storagev1.CSIDriver:
+		return csiDriverPrinter
+	case *storagev1.CSINode:
+		return csiNodePrinter
+	case *storagev1.CSIStorageCapacity:
+		return csiStorageCapacityPrinter
+	case *storagev1.VolumeAttachment:
+		return volumeAttachmentPrinter
 	case *rbacv1.RoleBinding, *rbacv1.ClusterRoleBinding:
 		return bindingPrinter
 	}

@@ -7,7 +7,10 @@ import (
 	"kubik/ch01-apiserver/api/corev1"
 	"kubik/ch01-apiserver/api/discoveryv1"
 	"kubik/ch01-apiserver/api/metav1"
+	"kubik/ch01-apiserver/api/policyv1"
+	"kubik/ch01-apiserver/api/resourcev1"
 	"kubik/ch01-apiserver/api/schedulingv1"
+	"kubik/ch01-apiserver/api/storagev1"
 	"kubik/ch01-apiserver/apiserver/validation/field"
 )
 
@@ -49,6 +52,25 @@ func Validate(obj, old metav1.Object) field.ErrorList {
 	case *schedulingv1.PriorityClass:
 		meta = append(meta, validatePriorityClass(o)...)
 		return append(meta, validatePriorityClassUpdate(o, old.(*schedulingv1.PriorityClass))...)
+	case *resourcev1.ResourceClaim:
+		return append(meta, validateResourceClaimUpdate(o, old.(*resourcev1.ResourceClaim))...)
+	case *resourcev1.ResourceClaimTemplate:
+		return append(meta, validateImmutableInternal(o.Spec, old.(*resourcev1.ResourceClaimTemplate).Spec, field.NewPath("spec"))...)
+	case *resourcev1.ResourceSlice:
+		return append(meta, validateResourceSliceUpdate(o, old.(*resourcev1.ResourceSlice))...)
+	case *storagev1.StorageClass:
+		meta = append(meta, validateStorageClass(o)...)
+		return append(meta, validateStorageClassUpdate(o, old.(*storagev1.StorageClass))...)
+	case *storagev1.CSIDriver:
+		return append(meta, validateCSIDriverUpdate(o, old.(*storagev1.CSIDriver))...)
+	case *storagev1.CSINode:
+		meta = append(meta, validateCSINode(o)...)
+		return append(meta, validateCSINodeUpdate(o, old.(*storagev1.CSINode))...)
+	case *storagev1.CSIStorageCapacity:
+		meta = append(meta, validateCSIStorageCapacity(o)...)
+		return append(meta, validateCSIStorageCapacityUpdate(o, old.(*storagev1.CSIStorageCapacity))...)
+	case *storagev1.VolumeAttachment:
+		return append(meta, validateVolumeAttachmentUpdate(o, old.(*storagev1.VolumeAttachment))...)
 	case *discoveryv1.EndpointSlice:
 		meta = append(meta, validateEndpointSlice(o)...)
 		return append(meta, ValidateImmutableField(o.AddressType, old.(*discoveryv1.EndpointSlice).AddressType, field.NewPath("addressType"))...)
@@ -97,6 +119,10 @@ func validateCreate(obj metav1.Object) field.ErrorList {
 		return validatePersistentVolumeClaim(o)
 	case *corev1.Event:
 		return validateEvent(o)
+	case *corev1.ReplicationController:
+		return validateReplicationController(o)
+	case *policyv1.PodDisruptionBudget:
+		return validatePodDisruptionBudget(o)
 	case *corev1.PodTemplate:
 		errs := ValidateObjectMeta(&o.ObjectMeta, true, NameIsDNSSubdomain, field.NewPath("metadata"))
 		return append(errs, ValidatePodTemplateSpec(&o.Template, field.NewPath("template"))...)
@@ -118,6 +144,24 @@ func validateCreate(obj metav1.Object) field.ErrorList {
 		return validateEndpointSlice(o)
 	case *schedulingv1.PriorityClass:
 		return validatePriorityClass(o)
+	case *resourcev1.DeviceClass:
+		return validateDeviceClass(o)
+	case *resourcev1.ResourceClaim:
+		return validateResourceClaim(o)
+	case *resourcev1.ResourceClaimTemplate:
+		return validateResourceClaimTemplate(o)
+	case *resourcev1.ResourceSlice:
+		return validateResourceSlice(o)
+	case *storagev1.StorageClass:
+		return validateStorageClass(o)
+	case *storagev1.CSIDriver:
+		return validateCSIDriver(o)
+	case *storagev1.CSINode:
+		return validateCSINode(o)
+	case *storagev1.CSIStorageCapacity:
+		return validateCSIStorageCapacity(o)
+	case *storagev1.VolumeAttachment:
+		return append(validateVolumeAttachment(o), validateVolumeAttachmentV1(o)...)
 	}
 	// Unknown kinds: generic metadata only; the caller knows the scope.
 	m := obj.GetObjectMeta()
