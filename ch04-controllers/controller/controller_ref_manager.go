@@ -77,7 +77,7 @@ func (m *ControllerRefManager[T, PT]) Claim(ctx context.Context, objs []*T, filt
 
 func (m *ControllerRefManager[T, PT]) claimObject(ctx context.Context, o *T, match func(*T) bool) (bool, error) {
 	meta := PT(o).GetObjectMeta()
-	if ref := GetControllerOf(meta); ref != nil {
+	if ref := metav1.GetControllerOf(meta); ref != nil {
 		if ref.UID != m.Controller.UID {
 			return false, nil // owned by another controller
 		}

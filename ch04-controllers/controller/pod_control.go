@@ -29,16 +29,6 @@ func NewControllerRef(owner *metav1.ObjectMeta, apiVersion, kind string) metav1.
 		Controller: &t, BlockOwnerDeletion: &t}
 }
 
-// GetControllerOf returns the ownerReference with controller=true, or nil.
-func GetControllerOf(m *metav1.ObjectMeta) *metav1.OwnerReference {
-	for i := range m.OwnerReferences {
-		if r := m.OwnerReferences[i]; r.Controller != nil && *r.Controller {
-			return &m.OwnerReferences[i]
-		}
-	}
-	return nil
-}
-
 // GetPodFromTemplate builds the pod a controller creates from its template:
 // the template's labels, annotations, finalizers and spec, the name
 // generated from "<owner>-", and controllerRef as its owner.

@@ -33,6 +33,7 @@ import (
 	"time"
 
 	"kubik/ch01-apiserver/api/batchv1"
+	"kubik/ch01-apiserver/api/metav1"
 	"kubik/ch03-scheduler/client"
 	"kubik/ch03-scheduler/informer"
 	"kubik/ch03-scheduler/workqueue"
@@ -74,7 +75,7 @@ func newController(cc *controller.ControllerContext, clock workqueue.Clock) *Cro
 		recorder: controller.NewRecorder(cc.Client, ControllerName, log),
 	}
 	c.jobs.AddIndexers(informer.Indexers[batchv1.Job]{indexByControllerUID: func(j *batchv1.Job) []string {
-		if ref := controller.GetControllerOf(&j.ObjectMeta); ref != nil && ref.Kind == "CronJob" {
+		if ref := metav1.GetControllerOf(&j.ObjectMeta); ref != nil && ref.Kind == "CronJob" {
 			return []string{string(ref.UID)}
 		}
 		return nil
@@ -83,7 +84,7 @@ func newController(cc *controller.ControllerContext, clock workqueue.Clock) *Cro
 	c.cronJobs.AddEventHandler(informer.ResourceEventHandlerFuncs[batchv1.CronJob]{
 		AddFunc: enqueue, UpdateFunc: func(_, cj *batchv1.CronJob) { enqueue(cj) }})
 	jobChanged := func(j *batchv1.Job) {
-		if ref := controller.GetControllerOf(&j.ObjectMeta); ref != nil && ref.Kind == "CronJob" {
+		if ref := metav1.GetControllerOf(&j.ObjectMeta); ref != nil && ref.Kind == "CronJob" {
 			c.queue.Add(j.Namespace + "/" + ref.Name)
 		}
 	}

@@ -41,6 +41,7 @@ import (
 
 	"kubik/ch01-apiserver/api/appsv1"
 	"kubik/ch01-apiserver/api/corev1"
+	"kubik/ch01-apiserver/api/metav1"
 	"kubik/ch03-scheduler/client"
 	"kubik/ch03-scheduler/informer"
 	"kubik/ch03-scheduler/workqueue"
@@ -88,7 +89,7 @@ func newController(cc *controller.ControllerContext, clock workqueue.Clock) *Dae
 		expectations: controller.NewControllerExpectations(),
 	}
 	c.pods.AddIndexers(informer.Indexers[corev1.Pod]{indexByControllerUID: func(p *corev1.Pod) []string {
-		if ref := controller.GetControllerOf(&p.ObjectMeta); ref != nil && ref.Kind == "DaemonSet" {
+		if ref := metav1.GetControllerOf(&p.ObjectMeta); ref != nil && ref.Kind == "DaemonSet" {
 			return []string{string(ref.UID)}
 		}
 		return nil
@@ -158,7 +159,7 @@ func shouldIgnoreNodeUpdate(old, n *corev1.Node) bool {
 }
 
 func dsKeyOf(p *corev1.Pod) string {
-	if ref := controller.GetControllerOf(&p.ObjectMeta); ref != nil && ref.Kind == "DaemonSet" {
+	if ref := metav1.GetControllerOf(&p.ObjectMeta); ref != nil && ref.Kind == "DaemonSet" {
 		return p.Namespace + "/" + ref.Name
 	}
 	return ""

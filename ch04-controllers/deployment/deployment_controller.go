@@ -155,7 +155,7 @@ func (dc *DeploymentController) addReplicaSet(rs *appsv1.ReplicaSet) {
 		dc.deleteReplicaSet(rs)
 		return
 	}
-	if ref := controller.GetControllerOf(&rs.ObjectMeta); ref != nil {
+	if ref := metav1.GetControllerOf(&rs.ObjectMeta); ref != nil {
 		if d := dc.resolveControllerRef(rs.Namespace, ref); d != nil {
 			dc.enqueue(d)
 		}
@@ -170,7 +170,7 @@ func (dc *DeploymentController) updateReplicaSet(old, cur *appsv1.ReplicaSet) {
 	if cur.ResourceVersion == old.ResourceVersion {
 		return
 	}
-	curRef, oldRef := controller.GetControllerOf(&cur.ObjectMeta), controller.GetControllerOf(&old.ObjectMeta)
+	curRef, oldRef := metav1.GetControllerOf(&cur.ObjectMeta), metav1.GetControllerOf(&old.ObjectMeta)
 	refChanged := !reflect.DeepEqual(curRef, oldRef)
 	if refChanged && oldRef != nil {
 		if d := dc.resolveControllerRef(old.Namespace, oldRef); d != nil {
@@ -191,7 +191,7 @@ func (dc *DeploymentController) updateReplicaSet(old, cur *appsv1.ReplicaSet) {
 }
 
 func (dc *DeploymentController) deleteReplicaSet(rs *appsv1.ReplicaSet) {
-	if ref := controller.GetControllerOf(&rs.ObjectMeta); ref != nil {
+	if ref := metav1.GetControllerOf(&rs.ObjectMeta); ref != nil {
 		if d := dc.resolveControllerRef(rs.Namespace, ref); d != nil {
 			dc.enqueue(d)
 		}
@@ -201,7 +201,7 @@ func (dc *DeploymentController) deleteReplicaSet(rs *appsv1.ReplicaSet) {
 // deletePod matters only to Recreate, which waits for every old pod to be
 // gone before it starts the new ReplicaSet.
 func (dc *DeploymentController) deletePod(pod *corev1.Pod) {
-	ref := controller.GetControllerOf(&pod.ObjectMeta)
+	ref := metav1.GetControllerOf(&pod.ObjectMeta)
 	if ref == nil || ref.Kind != "ReplicaSet" {
 		return
 	}
@@ -209,7 +209,7 @@ func (dc *DeploymentController) deletePod(pod *corev1.Pod) {
 	if !ok || rs.UID != ref.UID {
 		return
 	}
-	dref := controller.GetControllerOf(&rs.ObjectMeta)
+	dref := metav1.GetControllerOf(&rs.ObjectMeta)
 	if dref == nil {
 		return
 	}
@@ -305,7 +305,7 @@ func (dc *DeploymentController) getPodMapForDeployment(d *appsv1.Deployment, rsL
 		if !sel.Matches(p.Labels) {
 			continue
 		}
-		if ref := controller.GetControllerOf(&p.ObjectMeta); ref != nil {
+		if ref := metav1.GetControllerOf(&p.ObjectMeta); ref != nil {
 			if _, ok := podMap[ref.UID]; ok {
 				podMap[ref.UID] = append(podMap[ref.UID], p)
 			}

@@ -176,7 +176,7 @@ func TestRollout(t *testing.T) {
 		first.Annotations[appsv1.DesiredReplicasAnnotation] != "3" || first.Annotations[appsv1.MaxReplicasAnnotation] != "4" {
 		t.Errorf("first ReplicaSet: replicas %d, annotations %v", *first.Spec.Replicas, first.Annotations)
 	}
-	if ref := controller.GetControllerOf(&first.ObjectMeta); ref == nil || ref.Kind != "Deployment" || ref.Name != "web" {
+	if ref := metav1.GetControllerOf(&first.ObjectMeta); ref == nil || ref.Kind != "Deployment" || ref.Name != "web" {
 		t.Errorf("first ReplicaSet's ownerReferences: %+v", first.OwnerReferences)
 	}
 	got := f.deployment()

@@ -127,7 +127,7 @@ func (dc *DeploymentController) getNewReplicaSet(ctx context.Context, d *appsv1.
 		if getErr != nil {
 			return nil, getErr
 		}
-		if ref := controller.GetControllerOf(&rs.ObjectMeta); ref != nil && ref.UID == d.UID && EqualIgnoreHash(&d.Spec.Template, &rs.Spec.Template) {
+		if ref := metav1.GetControllerOf(&rs.ObjectMeta); ref != nil && ref.UID == d.UID && EqualIgnoreHash(&d.Spec.Template, &rs.Spec.Template) {
 			created, err = rs, nil
 			break
 		}

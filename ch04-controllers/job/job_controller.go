@@ -34,6 +34,7 @@ import (
 
 	"kubik/ch01-apiserver/api/batchv1"
 	"kubik/ch01-apiserver/api/corev1"
+	"kubik/ch01-apiserver/api/metav1"
 	"kubik/ch03-scheduler/client"
 	"kubik/ch03-scheduler/informer"
 	"kubik/ch03-scheduler/workqueue"
@@ -103,7 +104,7 @@ func newJobController(cc *controller.ControllerContext, clock workqueue.Clock) *
 		finalizerExpectations: map[string]map[string]bool{},
 	}
 	c.pods.AddIndexers(informer.Indexers[corev1.Pod]{indexByControllerUID: func(p *corev1.Pod) []string {
-		if ref := controller.GetControllerOf(&p.ObjectMeta); ref != nil && ref.Kind == "Job" {
+		if ref := metav1.GetControllerOf(&p.ObjectMeta); ref != nil && ref.Kind == "Job" {
 			return []string{string(ref.UID)}
 		}
 		return nil
@@ -129,7 +130,7 @@ func (c *JobController) enqueue(j *batchv1.Job) { c.queue.Add(informer.MetaNames
 
 // jobKeyOf returns the key of the Job controlling p, or "".
 func jobKeyOf(p *corev1.Pod) string {
-	ref := controller.GetControllerOf(&p.ObjectMeta)
+	ref := metav1.GetControllerOf(&p.ObjectMeta)
 	if ref == nil || ref.Kind != "Job" {
 		return ""
 	}

@@ -10,7 +10,6 @@ import (
 	"kubik/ch01-apiserver/api/metav1"
 	"kubik/ch03-scheduler/client"
 	"kubik/ch03-scheduler/workqueue"
-	"kubik/ch04-controllers/controller"
 	"kubik/ch04-controllers/controller/controllertest"
 )
 
@@ -122,7 +121,7 @@ func TestJobCompletes(t *testing.T) {
 		t.Fatalf("want 2 active pods and a startTime; pods %d, status %+v", len(pods), got.Status)
 	}
 	for _, p := range pods {
-		ref := controller.GetControllerOf(&p.ObjectMeta)
+		ref := metav1.GetControllerOf(&p.ObjectMeta)
 		if !slices.Contains(p.Finalizers, batchv1.JobTrackingFinalizer) || ref == nil || ref.UID != j.UID ||
 			p.Labels[batchv1.ControllerUidLabel] != string(j.UID) || p.Labels[batchv1.LegacyJobNameLabel] != "pi" {
 			t.Errorf("pod %s: finalizers %v, owner %v, labels %v", p.Name, p.Finalizers, ref, p.Labels)

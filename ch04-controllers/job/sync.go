@@ -460,7 +460,7 @@ func (c *JobController) removeOrphanFinalizers(ctx context.Context, key string) 
 	var orphans []*corev1.Pod
 	for _, p := range c.pods.GetStore().List() {
 		if p.Namespace == ns && hasJobTrackingFinalizer(p) {
-			if ref := controller.GetControllerOf(&p.ObjectMeta); ref != nil && ref.Kind == "Job" && ref.Name == name {
+			if ref := metav1.GetControllerOf(&p.ObjectMeta); ref != nil && ref.Kind == "Job" && ref.Name == name {
 				orphans = append(orphans, p)
 			}
 		}

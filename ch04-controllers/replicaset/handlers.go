@@ -66,7 +66,7 @@ func (c *ReplicaSetController) addPod(pod *corev1.Pod) {
 		c.deletePod(pod)
 		return
 	}
-	if ref := controller.GetControllerOf(&pod.ObjectMeta); ref != nil {
+	if ref := metav1.GetControllerOf(&pod.ObjectMeta); ref != nil {
 		rs := c.resolveControllerRef(pod.Namespace, ref)
 		if rs == nil {
 			return
@@ -97,7 +97,7 @@ func (c *ReplicaSetController) updatePod(old, cur *corev1.Pod) {
 		}
 		return
 	}
-	curRef, oldRef := controller.GetControllerOf(&cur.ObjectMeta), controller.GetControllerOf(&old.ObjectMeta)
+	curRef, oldRef := metav1.GetControllerOf(&cur.ObjectMeta), metav1.GetControllerOf(&old.ObjectMeta)
 	refChanged := !sameRef(curRef, oldRef)
 	if refChanged && oldRef != nil {
 		if rs := c.resolveControllerRef(old.Namespace, oldRef); rs != nil {
@@ -126,7 +126,7 @@ func (c *ReplicaSetController) updatePod(old, cur *corev1.Pod) {
 
 // deletePod: one expected deletion observed.
 func (c *ReplicaSetController) deletePod(pod *corev1.Pod) {
-	ref := controller.GetControllerOf(&pod.ObjectMeta)
+	ref := metav1.GetControllerOf(&pod.ObjectMeta)
 	if ref == nil {
 		return // orphans have nobody to tell
 	}

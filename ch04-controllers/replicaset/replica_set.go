@@ -167,7 +167,7 @@ func (c *ReplicaSetController) claimPods(ctx context.Context, rs *appsv1.Replica
 func filterClaimedPods(rs *appsv1.ReplicaSet, selector selection.LabelSelector, pods []*corev1.Pod) []*corev1.Pod {
 	var out []*corev1.Pod
 	for _, p := range pods {
-		if ref := controller.GetControllerOf(&p.ObjectMeta); ref != nil && ref.UID == rs.UID && selector.Matches(p.Labels) {
+		if ref := metav1.GetControllerOf(&p.ObjectMeta); ref != nil && ref.UID == rs.UID && selector.Matches(p.Labels) {
 			out = append(out, p)
 		}
 	}
@@ -279,16 +279,16 @@ func slowStartBatch(count, initialBatchSize int, fn func() error) (int, error) {
 // prefers pods on nodes crowded with them.
 func (c *ReplicaSetController) getIndirectlyRelatedPods(rs *appsv1.ReplicaSet) []*corev1.Pod {
 	owners := map[string]bool{rs.UID: true}
-	if ref := controller.GetControllerOf(&rs.ObjectMeta); ref != nil {
+	if ref := metav1.GetControllerOf(&rs.ObjectMeta); ref != nil {
 		for _, other := range c.rsInformer.GetStore().ByIndex(controller.NamespaceIndex, rs.Namespace) {
-			if r := controller.GetControllerOf(&other.ObjectMeta); r != nil && r.UID == ref.UID {
+			if r := metav1.GetControllerOf(&other.ObjectMeta); r != nil && r.UID == ref.UID {
 				owners[other.UID] = true
 			}
 		}
 	}
 	var related []*corev1.Pod
 	for _, p := range c.podInformer.GetStore().ByIndex(controller.NamespaceIndex, rs.Namespace) {
-		if r := controller.GetControllerOf(&p.ObjectMeta); r != nil && owners[r.UID] {
+		if r := metav1.GetControllerOf(&p.ObjectMeta); r != nil && owners[r.UID] {
 			related = append(related, p)
 		}
 	}

@@ -138,7 +138,7 @@ func TestSlowWatchNeverCreatesExtraPods(t *testing.T) {
 		t.Fatalf("%d pods created, want 3", len(pods))
 	}
 	for _, p := range pods {
-		ref := controller.GetControllerOf(&p.ObjectMeta)
+		ref := metav1.GetControllerOf(&p.ObjectMeta)
 		if !strings.HasPrefix(p.Name, "web-") || ref == nil || ref.UID != rs.UID || ref.Kind != "ReplicaSet" {
 			t.Errorf("pod %s: ownerReferences %+v", p.Name, p.OwnerReferences)
 		}
@@ -284,7 +284,7 @@ func TestAdoptionAndRelease(t *testing.T) {
 	pods := f.pods("app=db")
 	owned := 0
 	for _, p := range pods {
-		ref := controller.GetControllerOf(&p.ObjectMeta)
+		ref := metav1.GetControllerOf(&p.ObjectMeta)
 		switch {
 		case p.Name == "foreign":
 			if ref.UID != "other-uid" {
