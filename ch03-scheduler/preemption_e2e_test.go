@@ -5,7 +5,11 @@ package main_test
 // pods fill the nodes; a high-priority pod that fits nowhere evicts one of
 // them (condition DisruptionTarget, graceful delete, event Preempted), is
 // nominated to that node, waits while its victim terminates (without
-// evicting more), and lands there once the victim is gone. A pod with
+// evicting more), and lands there once the victim is gone. Two of the
+// three low pods are covered by a PodDisruptionBudget that allows no
+// disruption (no disruption controller runs, so its status says 0 allowed,
+// as on a real cluster before that controller has counted), so the victim
+// is the first: preemption picks the node with the fewest budget violations. A pod with
 // preemptionPolicy Never preempts nobody and stays Pending.
 //
 // The low-priority pods carry a finalizer, so that the victim stays
@@ -94,6 +98,9 @@ spec:
 		return out, len(seen) == 3
 	})
 
+	k("label", "pod", "low-2", "low-3", "app=db")
+	k("create", "pdb", "db", "--selector=app=db", "--min-available=1")
+
 	// preemptionPolicy Never: Pending, and nobody is evicted. (The ".." is
 	// framework.FitError's separator after the PostFilter message, as in
 	// e2e_test.go; upstream dropped the second period in v1.30.)
@@ -119,6 +126,11 @@ spec:
 		}
 		return out, len(terminating) == 1 && strings.HasPrefix(victim, "low-")
 	})
+	// (Without the budget, the newest pod, low-3, would go: among equal
+	// candidates upstream picks the node whose victims started last.)
+	if victim != "low-1" {
+		t.Errorf("victim %s: want low-1, the one pod no PodDisruptionBudget covers", victim)
+	}
 	t.Logf("victim %s on %s", victim, node)
 	if got := podField(victim, `{.status.conditions[?(@.type=="DisruptionTarget")].status}|{.status.conditions[?(@.type=="DisruptionTarget")].reason}|{.status.conditions[?(@.type=="DisruptionTarget")].message}`); got != "True|PreemptionByScheduler|default-scheduler: preempting to accommodate a higher priority pod" {
 		t.Errorf("victim's DisruptionTarget condition: %q", got)

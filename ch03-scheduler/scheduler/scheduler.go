@@ -31,8 +31,10 @@ import (
 	"os"
 	"reflect"
 
+	"kubik/ch01-apiserver/api/appsv1"
 	"kubik/ch01-apiserver/api/corev1"
 	"kubik/ch01-apiserver/api/metav1"
+	"kubik/ch01-apiserver/api/policyv1"
 	"kubik/ch01-apiserver/pki"
 	"kubik/ch03-scheduler/client"
 	"kubik/ch03-scheduler/informer"
@@ -64,13 +66,22 @@ type Config struct {
 
 // Scheduler is one running scheduler.
 type Scheduler struct {
-	name     string
-	client   *client.Client
-	fw       *framework.Framework
-	queue    *SchedulingQueue
-	cache    *Cache
-	pods     *informer.Informer[corev1.Pod, *corev1.Pod]
-	nodes    *informer.Informer[corev1.Node, *corev1.Node]
+	name   string
+	client *client.Client
+	fw     *framework.Framework
+	queue  *SchedulingQueue
+	cache  *Cache
+	pods   *informer.Informer[corev1.Pod, *corev1.Pod]
+	nodes  *informer.Informer[corev1.Node, *corev1.Node]
+	// pdbs: preemption prefers victims whose PodDisruptionBudget allows
+	// their eviction (DefaultPreemption.PdbLister).
+	pdbs *informer.Informer[policyv1.PodDisruptionBudget, *policyv1.PodDisruptionBudget]
+	// The objects that group pods into sets, for PodTopologySpread's
+	// system default constraints.
+	services *informer.Informer[corev1.Service, *corev1.Service]
+	rcs      *informer.Informer[corev1.ReplicationController, *corev1.ReplicationController]
+	rss      *informer.Informer[appsv1.ReplicaSet, *appsv1.ReplicaSet]
+	sss      *informer.Informer[appsv1.StatefulSet, *appsv1.StatefulSet]
 	recorder *Recorder
 	log      *slog.Logger
 
@@ -117,7 +128,11 @@ func Run(ctx context.Context, cfg Config) error {
 	// Informers first, as upstream: a new leader starts with warm caches.
 	go s.pods.Run(ctx)
 	go s.nodes.Run(ctx)
-	if !informer.WaitForCacheSync(ctx, s.pods.HasSynced, s.nodes.HasSynced) {
+	for _, run := range []func(context.Context){s.pdbs.Run, s.services.Run, s.rcs.Run, s.rss.Run, s.sss.Run} {
+		go run(ctx)
+	}
+	if !informer.WaitForCacheSync(ctx, s.pods.HasSynced, s.nodes.HasSynced, s.pdbs.HasSynced,
+		s.services.HasSynced, s.rcs.HasSynced, s.rss.HasSynced, s.sss.HasSynced) {
 		return ctx.Err()
 	}
 	log.Info("caches synced", "nodes", s.nodes.GetStore().Len(), "pods", s.pods.GetStore().Len())
@@ -174,6 +189,32 @@ func New(c, eventClient *client.Client, schedulerName string, log *slog.Logger) 
 	}
 	fw.SetHandle(framework.Handle{ClientSet: c, EventRecorder: s.recorder, PodNominator: s.queue.nominator, Logger: log})
 	s.nodes = informer.New[corev1.Node](c, informer.Options{Logger: log})
+	s.pdbs = informer.New[policyv1.PodDisruptionBudget](c, informer.Options{Logger: log})
+	s.services = informer.New[corev1.Service](c, informer.Options{Logger: log})
+	s.rcs = informer.New[corev1.ReplicationController](c, informer.Options{Logger: log})
+	s.rss = informer.New[appsv1.ReplicaSet](c, informer.Options{Logger: log})
+	s.sss = informer.New[appsv1.StatefulSet](c, informer.Options{Logger: log})
+	for _, p := range pl {
+		switch p := p.(type) {
+		case *plugins.DefaultPreemption:
+			p.PdbLister = s.pdbs.GetStore().List
+		case *plugins.PodTopologySpread:
+			p.Listers = &plugins.Listers{
+				Services: func(namespace string) []*corev1.Service {
+					var out []*corev1.Service
+					for _, svc := range s.services.GetStore().List() {
+						if svc.Namespace == namespace {
+							out = append(out, svc)
+						}
+					}
+					return out
+				},
+				ReplicationController: s.rcs.GetStore().Get,
+				ReplicaSet:            s.rss.GetStore().Get,
+				StatefulSet:           s.sss.GetStore().Get,
+			}
+		}
+	}
 	s.addEventHandlers()
 	return s, nil
 }

@@ -27,13 +27,13 @@ import (
 // Upstream: plugins/podtopologyspread (plugin.go, common.go, filtering.go,
 // scoring.go).
 //
-// Simplified: no system default constraints. Upstream's default profile
-// gives pods without constraints that belong to a Service,
-// ReplicationController, ReplicaSet or StatefulSet the constraints
-// "hostname maxSkew 3, zone maxSkew 5, ScheduleAnyway" with the owner's
-// selector; that needs listers of those objects, which this scheduler does
-// not have. Pods without topologySpreadConstraints are not spread here.
-type PodTopologySpread struct{}
+// A pod without constraints of its own gets upstream's system defaults
+// for scoring (systemDefaultConstraints: hostname maxSkew 3, zone maxSkew
+// 5, ScheduleAnyway), selecting the pods of its Services and controller
+// (Listers.DefaultSelector); with Listers nil it is not spread at all.
+type PodTopologySpread struct {
+	Listers *Listers
+}
 
 const (
 	// ErrReasonConstraintsNotMatch: placing the pod would exceed maxSkew.
@@ -58,16 +58,17 @@ type topologySpreadConstraint struct {
 	NodeTaintsPolicy   corev1.NodeInclusionPolicy
 }
 
-// spreadConstraints returns pod's constraints with the given
-// whenUnsatisfiable, with upstream's defaults: minDomains 1,
+// spreadConstraints returns the constraints (a pod's, or the system
+// defaults) with the given whenUnsatisfiable, matchLabelKeys merged from
+// the pod's labels and upstream's defaults: minDomains 1,
 // nodeAffinityPolicy Honor, nodeTaintsPolicy Ignore.
-func spreadConstraints(pod *corev1.Pod, action corev1.UnsatisfiableConstraintAction) ([]topologySpreadConstraint, error) {
+func spreadConstraints(constraints []corev1.TopologySpreadConstraint, podLabels map[string]string, action corev1.UnsatisfiableConstraintAction) ([]topologySpreadConstraint, error) {
 	var out []topologySpreadConstraint
-	for _, c := range pod.Spec.TopologySpreadConstraints {
+	for _, c := range constraints {
 		if c.WhenUnsatisfiable != action {
 			continue
 		}
-		sel, err := selection.FromLabelSelector(withMatchLabelKeys(c.LabelSelector, c.MatchLabelKeys, pod.Labels))
+		sel, err := selection.FromLabelSelector(withMatchLabelKeys(c.LabelSelector, c.MatchLabelKeys, podLabels))
 		if err != nil {
 			return nil, err
 		}
@@ -226,7 +227,7 @@ func (pl *PodTopologySpread) PreFilter(_ context.Context, state *framework.Cycle
 		return framework.NewStatus(framework.Skip) // simplified: no system default constraints
 	}
 	framework.SetAllNodes(state, nodes) // for PreScore
-	constraints, err := spreadConstraints(pod, corev1.DoNotSchedule)
+	constraints, err := spreadConstraints(pod.Spec.TopologySpreadConstraints, pod.Labels, corev1.DoNotSchedule)
 	if err != nil {
 		return framework.AsStatus(fmt.Errorf("get constraints from pod: %w", err))
 	}
@@ -342,20 +343,21 @@ type ptsPreScoreState struct {
 // constraint selects in the domains of the feasible nodes. Pods without
 // such constraints: Skip.
 func (pl *PodTopologySpread) PreScore(_ context.Context, state *framework.CycleState, pod *corev1.Pod, filtered []*framework.NodeInfo) *framework.Status {
-	if len(pod.Spec.TopologySpreadConstraints) == 0 {
-		return framework.NewStatus(framework.Skip) // simplified: no system default constraints
-	}
 	allNodes := framework.AllNodes(state, filtered)
 	if len(allNodes) == 0 {
 		return framework.NewStatus(framework.Skip)
 	}
-	constraints, err := spreadConstraints(pod, corev1.ScheduleAnyway)
+	constraints, err := pl.softConstraints(pod)
 	if err != nil {
-		return framework.AsStatus(fmt.Errorf("calculating preScoreState: obtaining pod's soft topology spread constraints: %w", err))
+		return framework.AsStatus(fmt.Errorf("calculating preScoreState: %w", err))
 	}
 	if len(constraints) == 0 {
 		return framework.NewStatus(framework.Skip)
 	}
+	// Nodes must have every topology key only under the pod's own rules:
+	// with the system defaults a node without a zone label is still
+	// spread over by hostname.
+	requireAllTopologies := len(pod.Spec.TopologySpreadConstraints) > 0 || pl.Listers == nil
 	s := &ptsPreScoreState{Constraints: constraints, IgnoredNodes: map[string]bool{},
 		TopologyValueToPodCounts: make([]map[string]*int64, len(constraints)), TopologyNormalizingWeight: make([]float64, len(constraints))}
 	topoSize := make([]int, len(constraints))
@@ -363,7 +365,7 @@ func (pl *PodTopologySpread) PreScore(_ context.Context, state *framework.CycleS
 		s.TopologyValueToPodCounts[i] = map[string]*int64{}
 	}
 	for _, n := range filtered {
-		if !nodeLabelsMatchSpreadConstraints(n.Node.Labels, constraints) {
+		if requireAllTopologies && !nodeLabelsMatchSpreadConstraints(n.Node.Labels, constraints) {
 			s.IgnoredNodes[n.Name()] = true
 			continue
 		}
@@ -371,6 +373,8 @@ func (pl *PodTopologySpread) PreScore(_ context.Context, state *framework.CycleS
 			if c.TopologyKey == corev1.LabelHostname {
 				continue // per-node counts are taken in Score
 			}
+			// Under the system defaults a node without a zone label
+			// counts as a zone of its own, "".
 			v := n.Node.Labels[c.TopologyKey]
 			if s.TopologyValueToPodCounts[i][v] == nil {
 				s.TopologyValueToPodCounts[i][v] = new(int64)
@@ -386,7 +390,7 @@ func (pl *PodTopologySpread) PreScore(_ context.Context, state *framework.CycleS
 		s.TopologyNormalizingWeight[i] = math.Log(float64(size + 2))
 	}
 	for _, n := range allNodes {
-		if n.Node == nil || !nodeLabelsMatchSpreadConstraints(n.Node.Labels, constraints) {
+		if n.Node == nil || (requireAllTopologies && !nodeLabelsMatchSpreadConstraints(n.Node.Labels, constraints)) {
 			continue
 		}
 		for i := range constraints {
@@ -402,6 +406,35 @@ func (pl *PodTopologySpread) PreScore(_ context.Context, state *framework.CycleS
 	}
 	state.Write(ptsPreScoreStateKey, s)
 	return nil
+}
+
+// softConstraints are the pod's ScheduleAnyway constraints or, when it has
+// no constraints at all, the system defaults over its set's pods (none
+// when it belongs to no set). Upstream: initPreScoreState and
+// buildDefaultConstraints.
+func (pl *PodTopologySpread) softConstraints(pod *corev1.Pod) ([]topologySpreadConstraint, error) {
+	if len(pod.Spec.TopologySpreadConstraints) > 0 {
+		c, err := spreadConstraints(pod.Spec.TopologySpreadConstraints, pod.Labels, corev1.ScheduleAnyway)
+		if err != nil {
+			return nil, fmt.Errorf("obtaining pod's soft topology spread constraints: %w", err)
+		}
+		return c, nil
+	}
+	if pl.Listers == nil {
+		return nil, nil
+	}
+	sel, err := pl.Listers.DefaultSelector(pod)
+	if err != nil || sel.Empty() {
+		return nil, err
+	}
+	c, err := spreadConstraints(systemDefaultConstraints, pod.Labels, corev1.ScheduleAnyway)
+	if err != nil {
+		return nil, fmt.Errorf("setting default soft topology spread constraints: %w", err)
+	}
+	for i := range c {
+		c[i].Selector = sel
+	}
+	return c, nil
 }
 
 // Score is the sum over the constraints of matching pods in the node's

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"kubik/ch01-apiserver/api/appsv1"
 	"kubik/ch01-apiserver/api/corev1"
 	"kubik/ch01-apiserver/api/metav1"
 	"kubik/ch03-scheduler/scheduler/framework"
@@ -407,12 +408,73 @@ func TestPodTopologySpreadScore(t *testing.T) {
 				return ps
 			}(), "node-a=100 node-b=0"},
 		{"DoNotSchedule only: no scoring", spread(tpod("p", "", "foo"), 1, "zone", corev1.DoNotSchedule, exists("foo")), abcd, nil, nil, "skip"},
-		{"no constraints (simplified: no system default constraints)", tpod("p", "", "foo"), abcd, nil, p2103, "skip"},
+		{"no constraints, no system defaults (no Listers)", tpod("p", "", "foo"), abcd, nil, p2103, "skip"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			all := nodeInfos(append(append([]*corev1.Node(nil), tc.candidates...), tc.failed...), tc.pods)
 			got := scoreAll(t, &PodTopologySpread{}, tc.pod, all[:len(tc.candidates)], all)
 			if got != tc.want {
+				t.Errorf("got  %s\nwant %s", got, tc.want)
+			}
+		})
+	}
+}
+
+// TestPodTopologySpreadSystemDefaults: a pod without constraints is spread
+// by the system defaults over the pods of its Services and controller
+// (upstream's scoring_test.go cases "system defaulting, nodes don't have
+// zone, pods match service" and "system default constraints and a
+// replicaset"), and not at all when it belongs to no set.
+func TestPodTopologySpreadSystemDefaults(t *testing.T) {
+	host := func(name string, labels ...string) *corev1.Node {
+		return tnode(name, append([]string{corev1.LabelHostname + "=" + name}, labels...)...)
+	}
+	abcd := []*corev1.Node{host("node-a"), host("node-b"), host("node-c"), host("node-d")}
+	p4321 := concat(repeat(4, "a", "node-a", "foo"), repeat(3, "b", "node-b", "foo"), repeat(2, "c", "node-c", "foo"), repeat(1, "d", "node-d", "foo"))
+	yes := true
+	owned := func(p *corev1.Pod, apiVersion, kind, name string) *corev1.Pod {
+		p.OwnerReferences = []metav1.OwnerReference{{APIVersion: apiVersion, Kind: kind, Name: name, Controller: &yes}}
+		return p
+	}
+	fooSet := map[string]string{"foo": ""}
+	listers := func(services ...*corev1.Service) *Listers {
+		return &Listers{
+			Services: func(ns string) []*corev1.Service { return services },
+			ReplicationController: func(ns, name string) (*corev1.ReplicationController, bool) {
+				return &corev1.ReplicationController{Spec: corev1.ReplicationControllerSpec{Selector: fooSet}}, name == "rc1"
+			},
+			ReplicaSet: func(ns, name string) (*appsv1.ReplicaSet, bool) {
+				return &appsv1.ReplicaSet{Spec: appsv1.ReplicaSetSpec{Selector: exists("foo")}}, name == "rs1"
+			},
+			StatefulSet: func(ns, name string) (*appsv1.StatefulSet, bool) { return nil, false },
+		}
+	}
+	service := &corev1.Service{Spec: corev1.ServiceSpec{Selector: fooSet}}
+	// Nodes without a zone label are one zone, "": the zone rule weighs
+	// the same on every node and the hostname rule (maxSkew 3) decides,
+	// as if it were the only one.
+	const byHost = "node-a=44 node-b=66 node-c=77 node-d=100"
+	for _, tc := range []struct {
+		name    string
+		pod     *corev1.Pod
+		listers *Listers
+		nodes   []*corev1.Node
+		want    string
+	}{
+		{"pods match a service, nodes without zone", tpod("p", "", "foo"), listers(service), abcd, byHost},
+		{"owned by a ReplicaSet", owned(tpod("p", "", "foo"), "apps/v1", "ReplicaSet", "rs1"), listers(), abcd, byHost},
+		{"owned by a ReplicationController", owned(tpod("p", "", "foo"), "v1", "ReplicationController", "rc1"), listers(), abcd, byHost},
+		{"two zones: the zone rule counts too", owned(tpod("p", "", "foo"), "apps/v1", "ReplicaSet", "rs1"), listers(),
+			[]*corev1.Node{host("node-a", corev1.LabelTopologyZone+"=z1"), host("node-b", corev1.LabelTopologyZone+"=z1"),
+				host("node-c", corev1.LabelTopologyZone+"=z2"), host("node-d", corev1.LabelTopologyZone+"=z2")},
+			"node-a=52 node-b=60 node-c=91 node-d=100"}, // by hand: raw 23, 21, 14, 12
+		{"its owner is gone: no set, no spreading", owned(tpod("p", "", "foo"), "apps/v1", "ReplicaSet", "gone"), listers(), abcd, "skip"},
+		{"a service with a nil selector selects nothing", tpod("p", "", "foo"), listers(&corev1.Service{}), abcd, "skip"},
+		{"a service that does not select it", tpod("p", "", "bar"), listers(service), abcd, "skip"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			all := nodeInfos(tc.nodes, p4321)
+			if got := scoreAll(t, &PodTopologySpread{Listers: tc.listers}, tc.pod, all, all); got != tc.want {
 				t.Errorf("got  %s\nwant %s", got, tc.want)
 			}
 		})
