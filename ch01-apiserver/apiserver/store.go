@@ -369,7 +369,12 @@ func (s *Server) update(ctx context.Context, q *request, name, subresource strin
 		if err := s.allocate(ctx, res, obj, old, q.dryRun()); err != nil {
 			return nil, false, err
 		}
-		s.recordManagedFields(q, old, obj, "Update")
+		if subresource != "binding" {
+			// Upstream's BindingREST writes the pod with GuaranteedUpdate
+			// itself, past the field manager: binding leaves no
+			// managedFields entry.
+			s.recordManagedFields(q, old, obj, "Update")
+		}
 
 		// The last finalizer removed from an object being deleted: delete it now.
 		if old.GetObjectMeta().DeletionTimestamp != nil && len(meta.Finalizers) == 0 && deletionDue(res, obj) {

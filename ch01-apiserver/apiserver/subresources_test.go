@@ -47,7 +47,7 @@ func TestBindingSubresource(t *testing.T) {
 	c.post(t, pods, pod("p", nil)).must(t, http.StatusCreated)
 	binding := obj{"apiVersion": "v1", "kind": "Binding", "metadata": obj{"name": "p"}, "target": obj{"kind": "Node", "name": "node-1"}}
 
-	r := c.post(t, pods+"/p/binding", binding)
+	r := c.post(t, pods+"/p/binding?fieldManager=kube-scheduler", binding)
 	if r.code != http.StatusCreated {
 		t.Fatalf("binding: %d %s", r.code, r.body)
 	}
@@ -56,6 +56,13 @@ func TestBindingSubresource(t *testing.T) {
 	equal(t, "nodeName", p.str("spec.nodeName"), "node-1")
 	equal(t, "condition type", p.str("status.conditions.0.type"), "PodScheduled")
 	equal(t, "condition status", p.str("status.conditions.0.status"), "True")
+	// A binding is written straight to storage, as upstream's BindingREST
+	// does (GuaranteedUpdate): no field manager records it, so the pod's
+	// managedFields still name only its creator.
+	if mf := p.list("metadata.managedFields"); len(mf) != 1 || obj(mf[0].(map[string]any)).str("operation") != "Update" ||
+		obj(mf[0].(map[string]any)).str("subresource") != "" {
+		t.Errorf("managedFields after the binding: %v", mf)
+	}
 
 	c.post(t, pods+"/p/binding", binding).expectError(t, http.StatusConflict, "Conflict",
 		`Operation cannot be fulfilled on pods/binding "p": pod p is already assigned to node "node-1"`)
