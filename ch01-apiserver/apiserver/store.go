@@ -343,7 +343,11 @@ func (s *Server) update(ctx context.Context, q *request, name, subresource strin
 		if err != nil {
 			return nil, false, ErrInternal(err)
 		}
-		obj, err := tryUpdate(deepCopy(res, old))
+		cur, err := decodeFromStorage(res, kv) // tryUpdate's own copy: decoding twice is cheaper than copying
+		if err != nil {
+			return nil, false, ErrInternal(err)
+		}
+		obj, err := tryUpdate(cur)
 		if err != nil {
 			return nil, false, err
 		}
@@ -398,8 +402,8 @@ func (s *Server) update(ctx context.Context, q *request, name, subresource strin
 		if len(data) > s.cfg.MaxObjectBytes {
 			return nil, false, ErrRequestEntityTooLarge(fmt.Sprintf("limit is %d", s.cfg.MaxObjectBytes))
 		}
-		if oldData, _ := encodeForStorage(res, old); string(oldData) == string(data) {
-			return old, false, nil // nothing changed: no write, same resourceVersion (as upstream)
+		if string(kv.Value) == string(data) {
+			return old, false, nil // nothing changed: no write, same resourceVersion (as upstream's GuaranteedUpdate compares with the stored bytes)
 		}
 		if q.dryRun() {
 			return obj, false, nil

@@ -237,7 +237,11 @@ func (s *Server) convertEvent(q *request, opts *listOptions, ev storage.Event, s
 		}
 		cur = v.(metav1.Object)
 	}
-	if ev.Prev != nil {
+	// The previous value tells whether an object left the watcher's
+	// selection (a MODIFIED that becomes DELETED); without selectors every
+	// object is selected, so it is needed only for a deletion.
+	everything := opts.Labels.Empty() && opts.Fields.Empty()
+	if ev.Prev != nil && (cur == nil || !everything) {
 		v, err := cache.Get(decodedKey{res, true}, func() (any, error) {
 			o, err := decodeFromStorage(res, *ev.Prev)
 			if err != nil {
@@ -254,6 +258,9 @@ func (s *Server) convertEvent(q *request, opts *listOptions, ev storage.Event, s
 	}
 	curPasses := cur != nil && opts.matches(cur)
 	prevPasses := prev != nil && opts.matches(prev)
+	if everything && cur != nil {
+		prevPasses = ev.Prev != nil // selected before too: MODIFIED, not ADDED
+	}
 	switch {
 	case curPasses && !prevPasses:
 		return metav1.Added, cur, nil
