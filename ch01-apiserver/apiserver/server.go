@@ -17,6 +17,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"net/http/pprof"
 	"net/netip"
 	"strings"
 	"sync"
@@ -83,6 +84,10 @@ type Config struct {
 	// --max-mutating-requests-inflight; 0: no bound). See maxinflight.go.
 	MaxRequestsInFlight         int
 	MaxMutatingRequestsInFlight int
+	// Profiling serves Go's profiles on /debug/pprof/ (--profiling, on by
+	// default as upstream; like every path, only for who may GET it:
+	// system:masters).
+	Profiling bool
 	// RequestTimeout bounds non-watch requests (--request-timeout, 60s).
 	RequestTimeout time.Duration
 	// MinRequestTimeout: watches end after a random time in [min, 2*min] (--min-request-timeout, 1800s).
@@ -245,6 +250,12 @@ func (s *Server) buildHandler() http.Handler {
 	mux.HandleFunc("/api/", s.serveAPI)
 	mux.HandleFunc("/apis", s.serveAPI)
 	mux.HandleFunc("/apis/", s.serveAPI)
+	if s.cfg.Profiling {
+		mux.HandleFunc("/debug/pprof/", pprof.Index)
+		mux.HandleFunc("/debug/pprof/profile", pprof.Profile)
+		mux.HandleFunc("/debug/pprof/symbol", pprof.Symbol)
+		mux.HandleFunc("/debug/pprof/trace", pprof.Trace)
+	}
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		writeStatus(w, r, errNoSuchPath())
 	})

@@ -37,6 +37,7 @@ type Options struct {
 	MinRequestTimeout           int
 	MaxRequestsInFlight         int
 	MaxMutatingRequestsInFlight int
+	Profiling                   bool
 	LogLevel                    string
 	// Authentication and authorization (see auth.go).
 	AuthorizationMode            string
@@ -70,6 +71,7 @@ func (o *Options) AddFlags(fs *flag.FlagSet) {
 	fs.IntVar(&o.MinRequestTimeout, "min-request-timeout", 1800, "a watch ends after a random time between this many seconds and twice as many")
 	fs.IntVar(&o.MaxRequestsInFlight, "max-requests-inflight", 400, "most non-mutating requests served at once; more wait in line (0: no limit)")
 	fs.IntVar(&o.MaxMutatingRequestsInFlight, "max-mutating-requests-inflight", 200, "most mutating requests served at once; more wait in line (0: no limit)")
+	fs.BoolVar(&o.Profiling, "profiling", true, "serve Go's profiles on /debug/pprof/ (to system:masters)")
 	fs.StringVar(&o.LogLevel, "log-level", "info", "debug, info, warn or error")
 	fs.BoolVar(&o.EnableGarbageCollector, "enable-garbage-collector", o.EnableGarbageCollector,
 		"a garbage collector runs (kube-controller-manager): DELETE with propagationPolicy Orphan or Foreground adds the finalizer it removes (upstream's default: true; Kubik's: only where a chapter runs one)")
@@ -153,6 +155,7 @@ func Start(ctx context.Context, o *Options, store storage.Interface, log *slog.L
 		ServingCert: cert, ClientCA: ca.CertPool(), ServiceClusterIPRange: cidr, NodePortMin: lo, NodePortMax: hi,
 		ReadyChecks: readyChecks, RequestTimeout: o.RequestTimeout,
 		MaxRequestsInFlight: o.MaxRequestsInFlight, MaxMutatingRequestsInFlight: o.MaxMutatingRequestsInFlight,
+		Profiling:         o.Profiling,
 		MinRequestTimeout: time.Duration(o.MinRequestTimeout) * time.Second, Logger: log,
 		EnableGarbageCollection: o.EnableGarbageCollector,
 	}
