@@ -192,6 +192,22 @@ func Create[T any, PT Object[T]](ctx context.Context, c *Client, obj *T) (*T, er
 	return send[T](ctx, c, http.MethodPost, p, "", obj)
 }
 
+// CreateWithoutResult creates obj (POST) and does not decode the object
+// the apiserver answers with: for writers that never look at it, such as
+// an event recorder sending an event for every pod it schedules.
+func CreateWithoutResult[T any, PT Object[T]](ctx context.Context, c *Client, obj *T) error {
+	m := PT(obj).GetObjectMeta()
+	p, err := pathFor[T](m.Namespace, "", "")
+	if err != nil {
+		return err
+	}
+	data, err := json.Marshal(obj)
+	if err != nil {
+		return err
+	}
+	return c.Do(ctx, Request{Method: http.MethodPost, Path: p, Body: data}, nil)
+}
+
 // Update replaces obj (PUT). Its resourceVersion makes it an optimistic
 // concurrency check: IsConflict(err) if someone else wrote it meanwhile.
 func Update[T any, PT Object[T]](ctx context.Context, c *Client, obj *T) (*T, error) {

@@ -169,12 +169,13 @@ func (r *Recorder) write(ctx context.Context, e *eventsv1.Event) error {
 		}
 		// The event expired (events live an hour): write a new one.
 	}
-	created, err := client.Create(ctx, r.c, e)
-	if err != nil {
+	// The event is remembered as sent (its name is ours); the stored copy
+	// the apiserver answers with is not needed.
+	if err := client.CreateWithoutResult(ctx, r.c, e); err != nil {
 		return err
 	}
 	r.mu.Lock()
-	r.series[k] = created
+	r.series[k] = e
 	r.mu.Unlock()
 	return nil
 }
