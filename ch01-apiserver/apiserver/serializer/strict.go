@@ -56,18 +56,30 @@ func DecodeStrict(data []byte, into any) (StrictErrors, error) {
 		}
 		return nil, err
 	}
-	w := &strictWalker{dec: json.NewDecoder(bytes.NewReader(data))}
-	w.dec.UseNumber()
+	// First only check: most documents have nothing to drop, and then
+	// they decode as they are.
+	w := newStrictWalker(data)
+	if err := w.value(rv.Type().Elem(), false); err != nil {
+		return nil, err
+	}
+	if len(w.errs) == 0 {
+		return nil, json.Unmarshal(data, into)
+	}
+	// Unknown or duplicate keys: walk again, writing a copy without them.
+	w = newStrictWalker(data)
 	if err := w.value(rv.Type().Elem(), true); err != nil {
 		return nil, err
 	}
 	if err := json.Unmarshal(w.out.Bytes(), into); err != nil {
 		return nil, err
 	}
-	if len(w.errs) == 0 {
-		return nil, nil
-	}
 	return w.errs, nil
+}
+
+func newStrictWalker(data []byte) *strictWalker {
+	w := &strictWalker{dec: json.NewDecoder(bytes.NewReader(data))}
+	w.dec.UseNumber()
+	return w
 }
 
 // strictWalker reads the JSON token by token beside the Go type it decodes
