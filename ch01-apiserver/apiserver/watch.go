@@ -54,11 +54,19 @@ func (e *watchEncoder) send(eventType string, obj any) error {
 	if err != nil {
 		return err
 	}
-	line, err := json.Marshal(metav1.WatchEvent{Type: eventType, Object: raw})
-	if err != nil {
-		return err
-	}
-	return e.write(append(line, '\n'))
+	return e.write(watchLine(eventType, raw))
+}
+
+// watchLine is the JSON of metav1.WatchEvent{Type, Object: raw} and a
+// newline, written out by hand: json.Marshal would scan and copy the
+// already compact raw object once more.
+func watchLine(eventType string, raw []byte) []byte {
+	line := make([]byte, 0, len(raw)+len(eventType)+24)
+	line = append(line, `{"type":`...)
+	line = strconv.AppendQuote(line, eventType)
+	line = append(line, `,"object":`...)
+	line = append(line, raw...)
+	return append(line, "}\n"...)
 }
 
 func (e *watchEncoder) write(line []byte) error {
@@ -78,8 +86,7 @@ func (e *watchEncoder) sendShared(cache *storage.EventCache, eventType string, o
 		if err != nil {
 			return nil, err
 		}
-		line, err := json.Marshal(metav1.WatchEvent{Type: eventType, Object: raw})
-		return append(line, '\n'), err
+		return watchLine(eventType, raw), nil
 	})
 	if err != nil {
 		return err
