@@ -1,37 +1,10 @@
 package authenticationv1
 
 import (
-	"bytes"
-	"encoding/json"
-	"reflect"
 	"testing"
-)
 
-// roundTrip decodes doc strictly into v, encodes it again and checks that
-// nothing was lost or added: our JSON names and omitempty choices are the
-// server's.
-func roundTrip(t *testing.T, doc []byte, v any) {
-	t.Helper()
-	dec := json.NewDecoder(bytes.NewReader(doc))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(v); err != nil {
-		t.Fatalf("decode: %v", err)
-	}
-	out, err := json.Marshal(v)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var want, got any
-	if err := json.Unmarshal(doc, &want); err != nil {
-		t.Fatal(err)
-	}
-	if err := json.Unmarshal(out, &got); err != nil {
-		t.Fatal(err)
-	}
-	if !reflect.DeepEqual(want, got) {
-		t.Errorf("re-encoded JSON differs:\nwant %s\n got %s", doc, out)
-	}
-}
+	"kubik/ch01-apiserver/api/apitest"
+)
 
 // The answer to "kubectl auth whoami".
 const whoami = `{"kind":"SelfSubjectReview","apiVersion":"authentication.k8s.io/v1","metadata":{"creationTimestamp":"2026-11-30T02:10:00Z"},
@@ -51,17 +24,17 @@ const tokenReview = `{"kind":"TokenReview","apiVersion":"authentication.k8s.io/v
 
 func TestAuthenticationRoundTrip(t *testing.T) {
 	var ssr SelfSubjectReview
-	roundTrip(t, []byte(whoami), &ssr)
+	apitest.RoundTrip(t, []byte(whoami), &ssr)
 	if ssr.Status.UserInfo.Username != "kubernetes-admin" {
 		t.Errorf("decoded %+v", ssr)
 	}
 	var tr TokenRequest
-	roundTrip(t, []byte(tokenRequest), &tr)
+	apitest.RoundTrip(t, []byte(tokenRequest), &tr)
 	if *tr.Spec.ExpirationSeconds != 3600 || tr.Status.Token == "" {
 		t.Errorf("decoded %+v", tr)
 	}
 	var rev TokenReview
-	roundTrip(t, []byte(tokenReview), &rev)
+	apitest.RoundTrip(t, []byte(tokenReview), &rev)
 	if !rev.Status.Authenticated || rev.Status.User.Extra["authentication.kubernetes.io/credential-id"].String() != "[JTI=6f1e]" {
 		t.Errorf("decoded %+v", rev)
 	}

@@ -1,37 +1,10 @@
 package authorizationv1
 
 import (
-	"bytes"
-	"encoding/json"
-	"reflect"
 	"testing"
-)
 
-// roundTrip decodes doc strictly into v, encodes it again and checks that
-// nothing was lost or added: our JSON names and omitempty choices are the
-// server's.
-func roundTrip(t *testing.T, doc []byte, v any) {
-	t.Helper()
-	dec := json.NewDecoder(bytes.NewReader(doc))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(v); err != nil {
-		t.Fatalf("decode: %v", err)
-	}
-	out, err := json.Marshal(v)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var want, got any
-	if err := json.Unmarshal(doc, &want); err != nil {
-		t.Fatal(err)
-	}
-	if err := json.Unmarshal(out, &got); err != nil {
-		t.Fatal(err)
-	}
-	if !reflect.DeepEqual(want, got) {
-		t.Errorf("re-encoded JSON differs:\nwant %s\n got %s", doc, out)
-	}
-}
+	"kubik/ch01-apiserver/api/apitest"
+)
 
 // What "kubectl auth can-i list pods" gets back.
 const canI = `{"kind":"SelfSubjectAccessReview","apiVersion":"authorization.k8s.io/v1","metadata":{},
@@ -57,22 +30,22 @@ const rules = `{"kind":"SelfSubjectRulesReview","apiVersion":"authorization.k8s.
 
 func TestAuthorizationRoundTrip(t *testing.T) {
 	var ssar SelfSubjectAccessReview
-	roundTrip(t, []byte(canI), &ssar)
+	apitest.RoundTrip(t, []byte(canI), &ssar)
 	if !ssar.Status.Allowed || ssar.Spec.ResourceAttributes.Resource != "pods" {
 		t.Errorf("decoded %+v", ssar)
 	}
 	var s SubjectAccessReview
-	roundTrip(t, []byte(sar), &s)
+	apitest.RoundTrip(t, []byte(sar), &s)
 	if s.Spec.ResourceAttributes.FieldSelector.Requirements[0].Key != "spec.nodeName" || !s.Status.Denied {
 		t.Errorf("decoded %+v", s)
 	}
 	var l LocalSubjectAccessReview
-	roundTrip(t, []byte(nonResource), &l)
+	apitest.RoundTrip(t, []byte(nonResource), &l)
 	if l.Spec.NonResourceAttributes.Path != "/healthz" {
 		t.Errorf("decoded %+v", l)
 	}
 	var r SelfSubjectRulesReview
-	roundTrip(t, []byte(rules), &r)
+	apitest.RoundTrip(t, []byte(rules), &r)
 	if len(r.Status.ResourceRules) != 2 || r.Status.Incomplete {
 		t.Errorf("decoded %+v", r)
 	}

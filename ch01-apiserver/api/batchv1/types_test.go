@@ -1,37 +1,10 @@
 package batchv1
 
 import (
-	"bytes"
-	"encoding/json"
-	"reflect"
 	"testing"
-)
 
-// roundTrip decodes doc strictly into v, encodes it again and checks that
-// nothing was lost or added: our JSON names and omitempty choices are the
-// server's.
-func roundTrip(t *testing.T, doc []byte, v any) {
-	t.Helper()
-	dec := json.NewDecoder(bytes.NewReader(doc))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(v); err != nil {
-		t.Fatalf("decode: %v", err)
-	}
-	out, err := json.Marshal(v)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var want, got any
-	if err := json.Unmarshal(doc, &want); err != nil {
-		t.Fatal(err)
-	}
-	if err := json.Unmarshal(out, &got); err != nil {
-		t.Fatal(err)
-	}
-	if !reflect.DeepEqual(want, got) {
-		t.Errorf("re-encoded JSON differs:\nwant %s\n got %s", doc, out)
-	}
-}
+	"kubik/ch01-apiserver/api/apitest"
+)
 
 // A finished Job as a 1.33 server returns it.
 const job = `{"kind":"Job","apiVersion":"batch/v1",
@@ -61,7 +34,7 @@ const cronJob = `{"kind":"CronJob","apiVersion":"batch/v1",
 
 func TestJobRoundTrip(t *testing.T) {
 	var j Job
-	roundTrip(t, []byte(job), &j)
+	apitest.RoundTrip(t, []byte(job), &j)
 	if j.Labels[JobNameLabel] != "pi" || j.Labels[LegacyControllerUidLabel] == "" ||
 		*j.Spec.CompletionMode != NonIndexedCompletion || j.Status.Conditions[1].Type != JobComplete ||
 		j.Status.UncountedTerminatedPods == nil {
@@ -71,7 +44,7 @@ func TestJobRoundTrip(t *testing.T) {
 
 func TestCronJobRoundTrip(t *testing.T) {
 	var c CronJob
-	roundTrip(t, []byte(cronJob), &c)
+	apitest.RoundTrip(t, []byte(cronJob), &c)
 	if c.Spec.ConcurrencyPolicy != ForbidConcurrent || len(c.Status.Active) != 1 || c.Status.Active[0].Name != "hello-29400162" {
 		t.Errorf("decoded %+v", c)
 	}

@@ -1,37 +1,10 @@
 package coordinationv1
 
 import (
-	"bytes"
-	"encoding/json"
-	"reflect"
 	"testing"
-)
 
-// roundTrip decodes doc strictly into v, encodes it again and checks that
-// nothing was lost or added: our JSON names and omitempty choices are the
-// server's.
-func roundTrip(t *testing.T, doc []byte, v any) {
-	t.Helper()
-	dec := json.NewDecoder(bytes.NewReader(doc))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(v); err != nil {
-		t.Fatalf("decode: %v", err)
-	}
-	out, err := json.Marshal(v)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var want, got any
-	if err := json.Unmarshal(doc, &want); err != nil {
-		t.Fatal(err)
-	}
-	if err := json.Unmarshal(out, &got); err != nil {
-		t.Fatal(err)
-	}
-	if !reflect.DeepEqual(want, got) {
-		t.Errorf("re-encoded JSON differs:\nwant %s\n got %s", doc, out)
-	}
-}
+	"kubik/ch01-apiserver/api/apitest"
+)
 
 // A node heartbeat lease as a real server returns it.
 const nodeLease = `{"kind":"Lease","apiVersion":"coordination.k8s.io/v1",
@@ -41,7 +14,7 @@ const nodeLease = `{"kind":"Lease","apiVersion":"coordination.k8s.io/v1",
 
 func TestLeaseRoundTrip(t *testing.T) {
 	var l Lease
-	roundTrip(t, []byte(nodeLease), &l)
+	apitest.RoundTrip(t, []byte(nodeLease), &l)
 	if *l.Spec.HolderIdentity != "node-1" || l.Spec.RenewTime.Nanosecond() != 123456000 {
 		t.Errorf("decoded %+v", l.Spec)
 	}

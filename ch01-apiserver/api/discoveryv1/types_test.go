@@ -1,37 +1,10 @@
 package discoveryv1
 
 import (
-	"bytes"
-	"encoding/json"
-	"reflect"
 	"testing"
-)
 
-// roundTrip decodes doc strictly into v, encodes it again and checks that
-// nothing was lost or added: our JSON names and omitempty choices are the
-// server's.
-func roundTrip(t *testing.T, doc []byte, v any) {
-	t.Helper()
-	dec := json.NewDecoder(bytes.NewReader(doc))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(v); err != nil {
-		t.Fatalf("decode: %v", err)
-	}
-	out, err := json.Marshal(v)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var want, got any
-	if err := json.Unmarshal(doc, &want); err != nil {
-		t.Fatal(err)
-	}
-	if err := json.Unmarshal(out, &got); err != nil {
-		t.Fatal(err)
-	}
-	if !reflect.DeepEqual(want, got) {
-		t.Errorf("re-encoded JSON differs:\nwant %s\n got %s", doc, out)
-	}
-}
+	"kubik/ch01-apiserver/api/apitest"
+)
 
 // EndpointSlices as the EndpointSlice controller writes them.
 const slices = `{"kind":"EndpointSliceList","apiVersion":"discovery.k8s.io/v1","metadata":{"resourceVersion":"600"},"items":[
@@ -52,7 +25,7 @@ const slices = `{"kind":"EndpointSliceList","apiVersion":"discovery.k8s.io/v1","
 
 func TestEndpointSliceListRoundTrip(t *testing.T) {
 	var l EndpointSliceList
-	roundTrip(t, []byte(slices), &l)
+	apitest.RoundTrip(t, []byte(slices), &l)
 	if len(l.Items) != 3 || l.Items[0].Labels[LabelServiceName] != "kubernetes" || *l.Items[1].Endpoints[0].NodeName != "node-1" {
 		t.Errorf("decoded %+v", l.Items)
 	}

@@ -1,37 +1,10 @@
 package policyv1
 
 import (
-	"bytes"
-	"encoding/json"
-	"reflect"
 	"testing"
-)
 
-// roundTrip decodes doc strictly into v, encodes it again and checks that
-// nothing was lost or added: our JSON names and omitempty choices are the
-// server's.
-func roundTrip(t *testing.T, doc []byte, v any) {
-	t.Helper()
-	dec := json.NewDecoder(bytes.NewReader(doc))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(v); err != nil {
-		t.Fatalf("decode: %v", err)
-	}
-	out, err := json.Marshal(v)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var want, got any
-	if err := json.Unmarshal(doc, &want); err != nil {
-		t.Fatal(err)
-	}
-	if err := json.Unmarshal(out, &got); err != nil {
-		t.Fatal(err)
-	}
-	if !reflect.DeepEqual(want, got) {
-		t.Errorf("re-encoded JSON differs:\nwant %s\n got %s", doc, out)
-	}
-}
+	"kubik/ch01-apiserver/api/apitest"
+)
 
 const pdb = `{"kind":"PodDisruptionBudget","apiVersion":"policy/v1",
  "metadata":{"name":"nginx","namespace":"default","uid":"3c2b1a00-0000-4000-8000-000000000001","resourceVersion":"700","generation":1,"creationTimestamp":"2026-11-30T02:30:00Z"},
@@ -44,7 +17,7 @@ const eviction = `{"kind":"Eviction","apiVersion":"policy/v1","metadata":{"name"
 
 func TestPodDisruptionBudgetRoundTrip(t *testing.T) {
 	var p PodDisruptionBudget
-	roundTrip(t, []byte(pdb), &p)
+	apitest.RoundTrip(t, []byte(pdb), &p)
 	if p.Spec.MinAvailable.IntVal != 1 || p.Status.Conditions[0].Type != DisruptionAllowedCondition {
 		t.Errorf("decoded %+v", p)
 	}
@@ -52,7 +25,7 @@ func TestPodDisruptionBudgetRoundTrip(t *testing.T) {
 
 func TestEvictionRoundTrip(t *testing.T) {
 	var e Eviction
-	roundTrip(t, []byte(eviction), &e)
+	apitest.RoundTrip(t, []byte(eviction), &e)
 	if e.Name != "web" || *e.DeleteOptions.GracePeriodSeconds != 30 {
 		t.Errorf("decoded %+v", e)
 	}

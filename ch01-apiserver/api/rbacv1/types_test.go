@@ -1,37 +1,10 @@
 package rbacv1
 
 import (
-	"bytes"
-	"encoding/json"
-	"reflect"
 	"testing"
-)
 
-// roundTrip decodes doc strictly into v, encodes it again and checks that
-// nothing was lost or added: our JSON names and omitempty choices are the
-// server's.
-func roundTrip(t *testing.T, doc []byte, v any) {
-	t.Helper()
-	dec := json.NewDecoder(bytes.NewReader(doc))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(v); err != nil {
-		t.Fatalf("decode: %v", err)
-	}
-	out, err := json.Marshal(v)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var want, got any
-	if err := json.Unmarshal(doc, &want); err != nil {
-		t.Fatal(err)
-	}
-	if err := json.Unmarshal(out, &got); err != nil {
-		t.Fatal(err)
-	}
-	if !reflect.DeepEqual(want, got) {
-		t.Errorf("re-encoded JSON differs:\nwant %s\n got %s", doc, out)
-	}
-}
+	"kubik/ch01-apiserver/api/apitest"
+)
 
 const clusterAdmin = `{"kind":"ClusterRole","apiVersion":"rbac.authorization.k8s.io/v1",
  "metadata":{"name":"cluster-admin","uid":"2b1a0f9e-0000-4000-8000-000000000001","resourceVersion":"72","creationTimestamp":"2026-11-30T02:10:00Z",
@@ -56,22 +29,22 @@ const roleBinding = `{"kind":"RoleBinding","apiVersion":"rbac.authorization.k8s.
 
 func TestRBACRoundTrip(t *testing.T) {
 	var cr ClusterRole
-	roundTrip(t, []byte(clusterAdmin), &cr)
+	apitest.RoundTrip(t, []byte(clusterAdmin), &cr)
 	if cr.Rules[1].NonResourceURLs[0] != NonResourceAll || cr.Annotations[AutoUpdateAnnotationKey] != "true" {
 		t.Errorf("decoded %+v", cr)
 	}
 	var agg ClusterRole
-	roundTrip(t, []byte(admin), &agg)
+	apitest.RoundTrip(t, []byte(admin), &agg)
 	if agg.AggregationRule == nil || len(agg.AggregationRule.ClusterRoleSelectors) != 1 {
 		t.Errorf("decoded %+v", agg.AggregationRule)
 	}
 	var crb ClusterRoleBinding
-	roundTrip(t, []byte(binding), &crb)
+	apitest.RoundTrip(t, []byte(binding), &crb)
 	if crb.Subjects[0].Kind != GroupKind || crb.RoleRef.APIGroup != GroupName {
 		t.Errorf("decoded %+v", crb)
 	}
 	var rb RoleBinding
-	roundTrip(t, []byte(roleBinding), &rb)
+	apitest.RoundTrip(t, []byte(roleBinding), &rb)
 	if rb.Subjects[0].Kind != ServiceAccountKind || rb.Subjects[0].APIGroup != "" {
 		t.Errorf("decoded %+v", rb)
 	}

@@ -2,36 +2,10 @@ package resourcev1
 
 import (
 	"bytes"
-	"encoding/json"
-	"reflect"
 	"testing"
-)
 
-// roundTrip decodes doc strictly into v, encodes it again and checks that
-// nothing was lost or added: our JSON names and omitempty choices are the
-// server's.
-func roundTrip(t *testing.T, doc []byte, v any) {
-	t.Helper()
-	dec := json.NewDecoder(bytes.NewReader(doc))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(v); err != nil {
-		t.Fatalf("decode: %v", err)
-	}
-	out, err := json.Marshal(v)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var want, got any
-	if err := json.Unmarshal(doc, &want); err != nil {
-		t.Fatal(err)
-	}
-	if err := json.Unmarshal(out, &got); err != nil {
-		t.Fatal(err)
-	}
-	if !reflect.DeepEqual(want, got) {
-		t.Errorf("re-encoded JSON differs:\nwant %s\n got %s", doc, out)
-	}
-}
+	"kubik/ch01-apiserver/api/apitest"
+)
 
 const gpuClass = `{"kind":"DeviceClass","apiVersion":"resource.k8s.io/v1",
  "metadata":{"name":"gpu.example.com","uid":"0f0e0d0c-0000-4000-8000-000000000001","resourceVersion":"812","generation":1,"creationTimestamp":"2026-11-30T09:00:00Z"},
@@ -41,7 +15,7 @@ const gpuClass = `{"kind":"DeviceClass","apiVersion":"resource.k8s.io/v1",
 
 func TestDeviceClassRoundTrip(t *testing.T) {
 	var dc DeviceClass
-	roundTrip(t, []byte(gpuClass), &dc)
+	apitest.RoundTrip(t, []byte(gpuClass), &dc)
 	if len(dc.Spec.Selectors) != 1 || dc.Spec.Selectors[0].CEL == nil || dc.Spec.Config[0].Opaque.Driver != "gpu.example.com" {
 		t.Errorf("decoded spec %+v", dc.Spec)
 	}
@@ -63,7 +37,7 @@ const nodeSlice = `{"kind":"ResourceSlice","apiVersion":"resource.k8s.io/v1",
 
 func TestResourceSliceRoundTrip(t *testing.T) {
 	var s ResourceSlice
-	roundTrip(t, []byte(nodeSlice), &s)
+	apitest.RoundTrip(t, []byte(nodeSlice), &s)
 	d := s.Spec.Devices[0]
 	if *s.Spec.NodeName != "worker-1" || *d.Attributes["index"].IntValue != 0 || d.Capacity["memory"].Value.String() != "40Gi" {
 		t.Errorf("decoded %+v", s.Spec)
@@ -101,7 +75,7 @@ const allocatedClaim = `{"kind":"ResourceClaim","apiVersion":"resource.k8s.io/v1
 
 func TestResourceClaimRoundTrip(t *testing.T) {
 	var c ResourceClaim
-	roundTrip(t, []byte(allocatedClaim), &c)
+	apitest.RoundTrip(t, []byte(allocatedClaim), &c)
 	reqs := c.Spec.Devices.Requests
 	if reqs[0].Exactly == nil || reqs[0].Exactly.Count != 2 || len(reqs[1].FirstAvailable) != 2 || reqs[1].FirstAvailable[1].AllocationMode != DeviceAllocationModeAll {
 		t.Errorf("decoded requests %+v", reqs)
@@ -117,7 +91,7 @@ const claimTemplate = `{"kind":"ResourceClaimTemplate","apiVersion":"resource.k8
 
 func TestResourceClaimTemplateRoundTrip(t *testing.T) {
 	var tpl ResourceClaimTemplate
-	roundTrip(t, []byte(claimTemplate), &tpl)
+	apitest.RoundTrip(t, []byte(claimTemplate), &tpl)
 	if tpl.Spec.Labels["app"] != "trainer" || tpl.Spec.Spec.Devices.Requests[0].Exactly.DeviceClassName != "gpu.example.com" {
 		t.Errorf("decoded %+v", tpl.Spec)
 	}

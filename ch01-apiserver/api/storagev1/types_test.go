@@ -1,37 +1,10 @@
 package storagev1
 
 import (
-	"bytes"
-	"encoding/json"
-	"reflect"
 	"testing"
-)
 
-// roundTrip decodes doc strictly into v, encodes it again and checks that
-// nothing was lost or added: our JSON names and omitempty choices are the
-// server's.
-func roundTrip(t *testing.T, doc []byte, v any) {
-	t.Helper()
-	dec := json.NewDecoder(bytes.NewReader(doc))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(v); err != nil {
-		t.Fatalf("decode: %v", err)
-	}
-	out, err := json.Marshal(v)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var want, got any
-	if err := json.Unmarshal(doc, &want); err != nil {
-		t.Fatal(err)
-	}
-	if err := json.Unmarshal(out, &got); err != nil {
-		t.Fatal(err)
-	}
-	if !reflect.DeepEqual(want, got) {
-		t.Errorf("re-encoded JSON differs:\nwant %s\n got %s", doc, out)
-	}
-}
+	"kubik/ch01-apiserver/api/apitest"
+)
 
 // The documents below are what a 1.35 apiserver returns, defaults applied.
 
@@ -44,7 +17,7 @@ const standardClass = `{"kind":"StorageClass","apiVersion":"storage.k8s.io/v1",
 
 func TestStorageClassRoundTrip(t *testing.T) {
 	var sc StorageClass
-	roundTrip(t, []byte(standardClass), &sc)
+	apitest.RoundTrip(t, []byte(standardClass), &sc)
 	if sc.Provisioner != "rancher.io/local-path" || *sc.VolumeBindingMode != VolumeBindingWaitForFirstConsumer ||
 		sc.Annotations[AnnotationIsDefaultStorageClass] != "true" || sc.AllowedTopologies[0].MatchLabelExpressions[0].Values[1] != "eu-west-1b" {
 		t.Errorf("decoded %+v", sc)
@@ -59,7 +32,7 @@ const hostpathDriver = `{"kind":"CSIDriver","apiVersion":"storage.k8s.io/v1",
 
 func TestCSIDriverRoundTrip(t *testing.T) {
 	var d CSIDriver
-	roundTrip(t, []byte(hostpathDriver), &d)
+	apitest.RoundTrip(t, []byte(hostpathDriver), &d)
 	if *d.Spec.AttachRequired || *d.Spec.FSGroupPolicy != FileFSGroupPolicy || d.Spec.VolumeLifecycleModes[1] != VolumeLifecycleEphemeral ||
 		*d.Spec.TokenRequests[0].ExpirationSeconds != 3600 {
 		t.Errorf("decoded %+v", d.Spec)
@@ -75,11 +48,11 @@ const workerCSINode = `{"kind":"CSINode","apiVersion":"storage.k8s.io/v1",
 
 func TestCSINodeRoundTrip(t *testing.T) {
 	var n CSINode
-	roundTrip(t, []byte(workerCSINode), &n)
+	apitest.RoundTrip(t, []byte(workerCSINode), &n)
 	if d := n.Spec.Drivers[0]; d.NodeID != "worker-1" || *d.Allocatable.Count != 32 {
 		t.Errorf("decoded %+v", d)
 	}
-	roundTrip(t, []byte(`{"metadata":{"name":"worker-2"},"spec":{"drivers":null}}`), &CSINode{})
+	apitest.RoundTrip(t, []byte(`{"metadata":{"name":"worker-2"},"spec":{"drivers":null}}`), &CSINode{})
 }
 
 const capacity = `{"kind":"CSIStorageCapacity","apiVersion":"storage.k8s.io/v1",
@@ -89,7 +62,7 @@ const capacity = `{"kind":"CSIStorageCapacity","apiVersion":"storage.k8s.io/v1",
 
 func TestCSIStorageCapacityRoundTrip(t *testing.T) {
 	var c CSIStorageCapacity
-	roundTrip(t, []byte(capacity), &c)
+	apitest.RoundTrip(t, []byte(capacity), &c)
 	if c.Capacity.String() != "100Gi" || c.NodeTopology.MatchLabels["topology.hostpath.csi/node"] != "worker-1" {
 		t.Errorf("decoded %+v", c)
 	}
@@ -110,21 +83,21 @@ const inlineAttachment = `{"metadata":{"name":"csi-inline"},
 
 func TestVolumeAttachmentRoundTrip(t *testing.T) {
 	var va VolumeAttachment
-	roundTrip(t, []byte(attachment), &va)
+	apitest.RoundTrip(t, []byte(attachment), &va)
 	if *va.Spec.Source.PersistentVolumeName != "pvc-9a8b" || !va.Status.Attached || *va.Status.DetachError.ErrorCode != 14 {
 		t.Errorf("decoded %+v", va)
 	}
 	var inline VolumeAttachment
-	roundTrip(t, []byte(inlineAttachment), &inline)
+	apitest.RoundTrip(t, []byte(inlineAttachment), &inline)
 	if inline.Spec.Source.InlineVolumeSpec.CSI.Driver != "pd.csi.storage.gke.io" {
 		t.Errorf("decoded %+v", inline.Spec.Source)
 	}
 }
 
 func TestListsRoundTrip(t *testing.T) {
-	roundTrip(t, []byte(`{"kind":"StorageClassList","apiVersion":"storage.k8s.io/v1","metadata":{"resourceVersion":"700"},"items":[`+standardClass+`]}`), &StorageClassList{})
-	roundTrip(t, []byte(`{"kind":"CSIDriverList","apiVersion":"storage.k8s.io/v1","metadata":{"resourceVersion":"700"},"items":[]}`), &CSIDriverList{})
-	roundTrip(t, []byte(`{"kind":"CSINodeList","apiVersion":"storage.k8s.io/v1","metadata":{"resourceVersion":"700"},"items":[`+workerCSINode+`]}`), &CSINodeList{})
-	roundTrip(t, []byte(`{"kind":"CSIStorageCapacityList","apiVersion":"storage.k8s.io/v1","metadata":{"resourceVersion":"700"},"items":[`+capacity+`]}`), &CSIStorageCapacityList{})
-	roundTrip(t, []byte(`{"kind":"VolumeAttachmentList","apiVersion":"storage.k8s.io/v1","metadata":{"resourceVersion":"700"},"items":[`+attachment+`]}`), &VolumeAttachmentList{})
+	apitest.RoundTrip(t, []byte(`{"kind":"StorageClassList","apiVersion":"storage.k8s.io/v1","metadata":{"resourceVersion":"700"},"items":[`+standardClass+`]}`), &StorageClassList{})
+	apitest.RoundTrip(t, []byte(`{"kind":"CSIDriverList","apiVersion":"storage.k8s.io/v1","metadata":{"resourceVersion":"700"},"items":[]}`), &CSIDriverList{})
+	apitest.RoundTrip(t, []byte(`{"kind":"CSINodeList","apiVersion":"storage.k8s.io/v1","metadata":{"resourceVersion":"700"},"items":[`+workerCSINode+`]}`), &CSINodeList{})
+	apitest.RoundTrip(t, []byte(`{"kind":"CSIStorageCapacityList","apiVersion":"storage.k8s.io/v1","metadata":{"resourceVersion":"700"},"items":[`+capacity+`]}`), &CSIStorageCapacityList{})
+	apitest.RoundTrip(t, []byte(`{"kind":"VolumeAttachmentList","apiVersion":"storage.k8s.io/v1","metadata":{"resourceVersion":"700"},"items":[`+attachment+`]}`), &VolumeAttachmentList{})
 }
