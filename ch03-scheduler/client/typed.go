@@ -196,16 +196,8 @@ func Create[T any, PT Object[T]](ctx context.Context, c *Client, obj *T) (*T, er
 // the apiserver answers with: for writers that never look at it, such as
 // an event recorder sending an event for every pod it schedules.
 func CreateWithoutResult[T any, PT Object[T]](ctx context.Context, c *Client, obj *T) error {
-	m := PT(obj).GetObjectMeta()
-	p, err := pathFor[T](m.Namespace, "", "")
-	if err != nil {
-		return err
-	}
-	data, err := json.Marshal(obj)
-	if err != nil {
-		return err
-	}
-	return c.Do(ctx, Request{Method: http.MethodPost, Path: p, Body: data}, nil)
+	// A POST to the collection, with no object to decode the answer into.
+	return CreateSubresource[T, PT](ctx, c, PT(obj).GetObjectMeta().Namespace, "", "", obj, nil)
 }
 
 // Update replaces obj (PUT). Its resourceVersion makes it an optimistic

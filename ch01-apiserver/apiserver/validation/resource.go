@@ -39,17 +39,11 @@ func validateDNS1123SubdomainField(value string, fldPath *field.Path) field.Erro
 	return errs
 }
 
-// validateDriverName is upstream's ValidateCSIDriverName: a DRA driver name
-// follows the rules of a CSI driver name.
+// validateDriverName: a DRA driver name follows the rules of a CSI driver
+// name (upstream calls ValidateCSIDriverName; its limit is
+// resourcev1.DriverNameMaxLength, 63, too).
 func validateDriverName(name string, fldPath *field.Path) field.ErrorList {
-	if name == "" {
-		return field.ErrorList{field.Required(fldPath, "")}
-	}
-	var errs field.ErrorList
-	if len(name) > resourcev1.DriverNameMaxLength {
-		errs = append(errs, field.TooLong(fldPath, "", resourcev1.DriverNameMaxLength))
-	}
-	return append(errs, validateDNS1123SubdomainField(strings.ToLower(name), fldPath)...)
+	return validateCSIDriverName(name, fldPath)
 }
 
 // validatePoolName: one or more DNS subdomains separated by "/".
