@@ -134,9 +134,7 @@ func validateNode(n *corev1.Node) field.ErrorList {
 		p := field.NewPath("spec", "taints").Index(i)
 		errs = append(errs, ValidateLabelName(t.Key, p.Child("key"))...)
 		if t.Value != "" {
-			for _, msg := range IsValidLabelValue(t.Value) {
-				errs = append(errs, field.Invalid(p.Child("value"), t.Value, msg))
-			}
+			errs = append(errs, validateLabelValue(t.Value, p.Child("value"))...)
 		}
 		errs = append(errs, validateTaintEffect(t.Effect, p.Child("effect"))...)
 	}

@@ -139,18 +139,30 @@ func ValidateLabels(labels map[string]string, fldPath *field.Path) field.ErrorLi
 	var errs field.ErrorList
 	for _, k := range sortedKeys(labels) {
 		errs = append(errs, ValidateLabelName(k, fldPath)...)
-		for _, msg := range IsValidLabelValue(labels[k]) {
-			errs = append(errs, field.Invalid(fldPath, labels[k], msg))
-		}
+		errs = append(errs, validateLabelValue(labels[k], fldPath)...)
 	}
 	return errs
 }
 
-// ValidateLabelName checks one label key.
+// ValidateLabelName checks one label key: a qualified name.
 func ValidateLabelName(name string, fldPath *field.Path) field.ErrorList {
+	return validateQualifiedName(name, fldPath)
+}
+
+// validateQualifiedName is upstream's apivalidation.ValidateQualifiedName
+// ("prefix/name", as label keys, StorageClass provisioners, ...).
+func validateQualifiedName(value string, fldPath *field.Path) field.ErrorList {
 	var errs field.ErrorList
-	for _, msg := range IsQualifiedName(name) {
-		errs = append(errs, field.Invalid(fldPath, name, msg))
+	for _, msg := range IsQualifiedName(value) {
+		errs = append(errs, field.Invalid(fldPath, value, msg))
+	}
+	return errs
+}
+
+func validateLabelValue(value string, fldPath *field.Path) field.ErrorList {
+	var errs field.ErrorList
+	for _, msg := range IsValidLabelValue(value) {
+		errs = append(errs, field.Invalid(fldPath, value, msg))
 	}
 	return errs
 }
@@ -194,9 +206,7 @@ func ValidateLabelSelector(ps *metav1.LabelSelector, fldPath *field.Path) field.
 		}
 		errs = append(errs, ValidateLabelName(expr.Key, p.Child("key"))...)
 		for j, v := range expr.Values {
-			for _, msg := range IsValidLabelValue(v) {
-				errs = append(errs, field.Invalid(p.Child("values").Index(j), v, msg))
-			}
+			errs = append(errs, validateLabelValue(v, p.Child("values").Index(j))...)
 		}
 	}
 	return errs

@@ -505,9 +505,7 @@ func validateTolerations(tolerations []corev1.Toleration, fldPath *field.Path) f
 		}
 		switch t.Operator {
 		case corev1.TolerationOpEqual, "":
-			for _, msg := range IsValidLabelValue(t.Value) {
-				errs = append(errs, field.Invalid(p.Child("operator"), t.Value, msg))
-			}
+			errs = append(errs, validateLabelValue(t.Value, p.Child("operator"))...)
 		case corev1.TolerationOpExists:
 			if t.Value != "" {
 				errs = append(errs, field.Invalid(p.Child("operator"), t, "value must be empty when `operator` is 'Exists'"))

@@ -344,14 +344,6 @@ func validateDeviceTolerations(tolerations []resourcev1.DeviceToleration, fldPat
 	return errs
 }
 
-func validateLabelValue(value string, fldPath *field.Path) field.ErrorList {
-	var errs field.ErrorList
-	for _, msg := range IsValidLabelValue(value) {
-		errs = append(errs, field.Invalid(fldPath, value, msg))
-	}
-	return errs
-}
-
 // ---- DeviceClass ----
 
 // validateDeviceClass is ValidateDeviceClass (and, with the same rules,

@@ -24,15 +24,6 @@ const (
 	csiNodeIDLongerMaxLength      = 256 // the CSINode strategy allows long node IDs
 )
 
-// validateQualifiedName is upstream's apivalidation.ValidateQualifiedName.
-func validateQualifiedName(value string, fldPath *field.Path) field.ErrorList {
-	var errs field.ErrorList
-	for _, msg := range IsQualifiedName(value) {
-		errs = append(errs, field.Invalid(fldPath, value, msg))
-	}
-	return errs
-}
-
 // validateCSIDriverName is upstream's apivalidation.ValidateCSIDriverName:
 // a DNS subdomain of at most 63 characters, compared in lower case.
 func validateCSIDriverName(name string, fldPath *field.Path) field.ErrorList {
