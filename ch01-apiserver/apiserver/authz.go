@@ -176,7 +176,7 @@ func (s *Server) rulesFor(ctx context.Context, user *UserInfo, namespace string)
 // requestAttributes turns an HTTP request into Attributes, as upstream's
 // RequestInfo resolver and GetAuthorizerAttributes do.
 func requestAttributes(r *http.Request, user *UserInfo) *Attributes {
-	info := parseRequestInfo(r)
+	info := requestInfoFrom(r)
 	a := &Attributes{User: user, Verb: info.Verb, Path: r.URL.Path}
 	if !info.IsResourceRequest {
 		return a

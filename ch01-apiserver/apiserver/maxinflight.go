@@ -31,7 +31,7 @@ func (s *Server) withMaxInFlight(next http.Handler) http.Handler {
 		return next
 	}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		info := parseRequestInfo(r)
+		info := requestInfoFrom(r)
 		seats := reads
 		if isMutatingVerb(info.Verb) {
 			seats = writes

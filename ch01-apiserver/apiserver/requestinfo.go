@@ -1,6 +1,7 @@
 package apiserver
 
 import (
+	"context"
 	"net/http"
 	"strings"
 )
@@ -23,6 +24,25 @@ type RequestInfo struct {
 	Subresource       string
 	Name              string
 	Parts             []string
+}
+
+type requestInfoKey struct{}
+
+// withRequestInfo parses the request's RequestInfo once, for every filter
+// and handler after it (upstream's WithRequestInfo).
+func withRequestInfo(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		next.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), requestInfoKey{}, parseRequestInfo(r))))
+	})
+}
+
+// requestInfoFrom returns the RequestInfo withRequestInfo parsed, or
+// parses it (a handler called without the filter, as in tests).
+func requestInfoFrom(r *http.Request) *RequestInfo {
+	if info, ok := r.Context().Value(requestInfoKey{}).(*RequestInfo); ok {
+		return info
+	}
+	return parseRequestInfo(r)
 }
 
 // parseRequestInfo splits a request path the way upstream's RequestInfoFactory does.

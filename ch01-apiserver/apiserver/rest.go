@@ -35,7 +35,7 @@ func (q *request) dryRun() bool {
 
 // serveAPI routes /api/... and /apis/... requests: discovery or a resource.
 func (s *Server) serveAPI(w http.ResponseWriter, r *http.Request) {
-	info := parseRequestInfo(r)
+	info := requestInfoFrom(r)
 	if s.serveDiscovery(w, r, info) {
 		return
 	}

@@ -259,7 +259,7 @@ func (s *Server) buildHandler() http.Handler {
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		writeStatus(w, r, errNoSuchPath())
 	})
-	return s.withRecovery(s.withAuthentication(s.withImpersonation(s.withMaxInFlight(s.withAuthorization(mux)))))
+	return s.withRecovery(withRequestInfo(s.withAuthentication(s.withImpersonation(s.withMaxInFlight(s.withAuthorization(mux))))))
 }
 
 // isPublicPath: what anonymous users may see (upstream's system:public-info-viewer).
