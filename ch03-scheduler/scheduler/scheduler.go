@@ -191,6 +191,7 @@ func New(c, eventClient *client.Client, schedulerName string, log *slog.Logger) 
 	s.nodes = informer.New[corev1.Node](c, informer.Options{Logger: log})
 	s.pdbs = informer.New[policyv1.PodDisruptionBudget](c, informer.Options{Logger: log})
 	s.services = informer.New[corev1.Service](c, informer.Options{Logger: log})
+	informer.AddNamespaceIndex(s.services)
 	s.rcs = informer.New[corev1.ReplicationController](c, informer.Options{Logger: log})
 	s.rss = informer.New[appsv1.ReplicaSet](c, informer.Options{Logger: log})
 	s.sss = informer.New[appsv1.StatefulSet](c, informer.Options{Logger: log})
@@ -201,13 +202,7 @@ func New(c, eventClient *client.Client, schedulerName string, log *slog.Logger) 
 		case *plugins.PodTopologySpread:
 			p.Listers = &plugins.Listers{
 				Services: func(namespace string) []*corev1.Service {
-					var out []*corev1.Service
-					for _, svc := range s.services.GetStore().List() {
-						if svc.Namespace == namespace {
-							out = append(out, svc)
-						}
-					}
-					return out
+					return s.services.GetStore().ByIndex(informer.NamespaceIndex, namespace)
 				},
 				ReplicationController: s.rcs.GetStore().Get,
 				ReplicaSet:            s.rss.GetStore().Get,

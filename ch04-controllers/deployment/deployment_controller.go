@@ -71,9 +71,9 @@ func NewDeploymentController(cc *controller.ControllerContext) (*DeploymentContr
 		recorder:    controller.NewRecorder(cc.Client, ControllerName, log),
 		log:         log,
 	}
-	controller.AddNamespaceIndex(dc.dInformer)
-	controller.AddNamespaceIndex(dc.rsInformer)
-	controller.AddNamespaceIndex(dc.podInformer)
+	informer.AddNamespaceIndex(dc.dInformer)
+	informer.AddNamespaceIndex(dc.rsInformer)
+	informer.AddNamespaceIndex(dc.podInformer)
 	dc.dInformer.AddEventHandler(informer.ResourceEventHandlerFuncs[appsv1.Deployment]{
 		AddFunc:    dc.enqueue,
 		UpdateFunc: func(_, cur *appsv1.Deployment) { dc.enqueue(cur) },
@@ -140,7 +140,7 @@ func (dc *DeploymentController) resolveControllerRef(namespace string, ref *meta
 // orphan ReplicaSet.
 func (dc *DeploymentController) getDeploymentsForReplicaSet(rs *appsv1.ReplicaSet) []*appsv1.Deployment {
 	var out []*appsv1.Deployment
-	for _, d := range dc.dInformer.GetStore().ByIndex(controller.NamespaceIndex, rs.Namespace) {
+	for _, d := range dc.dInformer.GetStore().ByIndex(informer.NamespaceIndex, rs.Namespace) {
 		sel, err := selection.FromLabelSelector(d.Spec.Selector)
 		if err != nil || sel.Empty() || !sel.Matches(rs.Labels) {
 			continue
@@ -285,7 +285,7 @@ func (dc *DeploymentController) getReplicaSetsForDeployment(ctx context.Context,
 	}
 	// Copies: the sync changes them (annotations, replicas) before writing.
 	var rss []*appsv1.ReplicaSet
-	for _, rs := range dc.rsInformer.GetStore().ByIndex(controller.NamespaceIndex, d.Namespace) {
+	for _, rs := range dc.rsInformer.GetStore().ByIndex(informer.NamespaceIndex, d.Namespace) {
 		rss = append(rss, controller.DeepCopy(rs))
 	}
 	return m.Claim(ctx, rss)
@@ -301,7 +301,7 @@ func (dc *DeploymentController) getPodMapForDeployment(d *appsv1.Deployment, rsL
 	for _, rs := range rsList {
 		podMap[rs.UID] = nil
 	}
-	for _, p := range dc.podInformer.GetStore().ByIndex(controller.NamespaceIndex, d.Namespace) {
+	for _, p := range dc.podInformer.GetStore().ByIndex(informer.NamespaceIndex, d.Namespace) {
 		if !sel.Matches(p.Labels) {
 			continue
 		}

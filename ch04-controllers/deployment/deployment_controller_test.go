@@ -21,6 +21,7 @@ import (
 	"kubik/ch01-apiserver/pki"
 	"kubik/ch03-scheduler/client"
 	"kubik/ch03-scheduler/client/clienttest"
+	"kubik/ch03-scheduler/informer"
 	"kubik/ch04-controllers/controller"
 )
 
@@ -79,7 +80,7 @@ func (f *fixture) sync() {
 		if !ok || cd.ResourceVersion != d.ResourceVersion {
 			return "deployment", false
 		}
-		cached := f.dc.rsInformer.GetStore().ByIndex(controller.NamespaceIndex, "default")
+		cached := f.dc.rsInformer.GetStore().ByIndex(informer.NamespaceIndex, "default")
 		if len(cached) != len(rss) {
 			return "replicasets", false
 		}

@@ -68,8 +68,8 @@ func NewEndpointController(cc *controller.ControllerContext) (*EndpointControlle
 		endpoints: controller.InformerFor[corev1.Endpoints](cc.Informers),
 		queue:     workqueue.NewRateLimiting(workqueue.DefaultControllerRateLimiter[string]()),
 	}
-	controller.AddNamespaceIndex(c.pods)
-	controller.AddNamespaceIndex(c.services)
+	informer.AddNamespaceIndex(c.pods)
+	informer.AddNamespaceIndex(c.services)
 	enqueue := func(s *corev1.Service) { c.queue.Add(informer.MetaNamespaceKeyFunc(s)) }
 	c.services.AddEventHandler(informer.ResourceEventHandlerFuncs[corev1.Service]{
 		AddFunc: enqueue, UpdateFunc: func(_, s *corev1.Service) { enqueue(s) }, DeleteFunc: enqueue})
@@ -91,7 +91,7 @@ func NewEndpointController(cc *controller.ControllerContext) (*EndpointControlle
 
 // enqueueServicesOf queues the Services selecting p now or before (old).
 func (c *EndpointController) enqueueServicesOf(p, old *corev1.Pod) {
-	for _, s := range c.services.GetStore().ByIndex(controller.NamespaceIndex, p.Namespace) {
+	for _, s := range c.services.GetStore().ByIndex(informer.NamespaceIndex, p.Namespace) {
 		if s.Spec.Selector == nil {
 			continue
 		}

@@ -42,7 +42,7 @@ func (c *EndpointController) syncService(ctx context.Context, key string) error 
 	if svc.Spec.Type == corev1.ServiceTypeExternalName || svc.Spec.Selector == nil {
 		return nil // not ours (default/kubernetes: the apiserver's)
 	}
-	pods := endpointutil.SelectedPods(svc, c.pods.GetStore().ByIndex(controller.NamespaceIndex, ns))
+	pods := endpointutil.SelectedPods(svc, c.pods.GetStore().ByIndex(informer.NamespaceIndex, ns))
 	subsets := BuildSubsets(svc, pods)
 	total := 0
 	for _, s := range subsets {

@@ -88,8 +88,8 @@ func NewEndpointSliceController(cc *controller.ControllerContext) (*EndpointSlic
 		tracker:              newSliceTracker(),
 		MaxEndpointsPerSlice: MaxEndpointsPerSlice,
 	}
-	controller.AddNamespaceIndex(c.pods)
-	controller.AddNamespaceIndex(c.services)
+	informer.AddNamespaceIndex(c.pods)
+	informer.AddNamespaceIndex(c.services)
 	c.slices.AddIndexers(informer.Indexers[discoveryv1.EndpointSlice]{indexByService: func(s *discoveryv1.EndpointSlice) []string {
 		if s.Labels[discoveryv1.LabelManagedBy] != ControllerName || s.Labels[discoveryv1.LabelServiceName] == "" {
 			return nil
@@ -115,7 +115,7 @@ func NewEndpointSliceController(cc *controller.ControllerContext) (*EndpointSlic
 }
 
 func (c *EndpointSliceController) enqueueServicesOf(p, old *corev1.Pod) {
-	for _, s := range c.services.GetStore().ByIndex(controller.NamespaceIndex, p.Namespace) {
+	for _, s := range c.services.GetStore().ByIndex(informer.NamespaceIndex, p.Namespace) {
 		if s.Spec.Selector == nil {
 			continue
 		}

@@ -43,7 +43,7 @@ func (c *EndpointSliceController) syncService(ctx context.Context, key string) e
 	if svc.Spec.Selector == nil || svc.Spec.Type == corev1.ServiceTypeExternalName {
 		return nil
 	}
-	pods := endpointutil.SelectedPods(svc, c.pods.GetStore().ByIndex(controller.NamespaceIndex, ns))
+	pods := endpointutil.SelectedPods(svc, c.pods.GetStore().ByIndex(informer.NamespaceIndex, ns))
 	groups := c.desiredGroups(svc, pods)
 
 	// The slices wanted: each group cut into chunks of MaxEndpointsPerSlice.

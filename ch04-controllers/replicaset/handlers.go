@@ -48,7 +48,7 @@ func (c *ReplicaSetController) resolveControllerRef(namespace string, ref *metav
 // pod: candidates to adopt it.
 func (c *ReplicaSetController) getPodReplicaSets(pod *corev1.Pod) []*appsv1.ReplicaSet {
 	var out []*appsv1.ReplicaSet
-	for _, rs := range c.rsInformer.GetStore().ByIndex(controller.NamespaceIndex, pod.Namespace) {
+	for _, rs := range c.rsInformer.GetStore().ByIndex(informer.NamespaceIndex, pod.Namespace) {
 		sel, err := selection.FromLabelSelector(rs.Spec.Selector)
 		if err != nil || sel.Empty() || !sel.Matches(pod.Labels) {
 			continue

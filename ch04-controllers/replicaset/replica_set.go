@@ -72,8 +72,8 @@ func NewReplicaSetController(cc *controller.ControllerContext) (*ReplicaSetContr
 		burstReplicas: BurstReplicas,
 		log:           log,
 	}
-	controller.AddNamespaceIndex(c.rsInformer)
-	controller.AddNamespaceIndex(c.podInformer)
+	informer.AddNamespaceIndex(c.rsInformer)
+	informer.AddNamespaceIndex(c.podInformer)
 	c.rsInformer.AddEventHandler(informer.ResourceEventHandlerFuncs[appsv1.ReplicaSet]{
 		AddFunc:    c.addRS,
 		UpdateFunc: c.updateRS,
@@ -120,7 +120,7 @@ func (c *ReplicaSetController) syncReplicaSet(ctx context.Context, key string) e
 	rs := controller.DeepCopy(cached)
 
 	// The active pods of the namespace; ours after claiming.
-	allPods := c.podInformer.GetStore().ByIndex(controller.NamespaceIndex, ns)
+	allPods := c.podInformer.GetStore().ByIndex(informer.NamespaceIndex, ns)
 	filteredPods, err := c.claimPods(ctx, rs, selector, controller.FilterActivePods(allPods))
 	if err != nil {
 		return err
@@ -280,14 +280,14 @@ func slowStartBatch(count, initialBatchSize int, fn func() error) (int, error) {
 func (c *ReplicaSetController) getIndirectlyRelatedPods(rs *appsv1.ReplicaSet) []*corev1.Pod {
 	owners := map[string]bool{rs.UID: true}
 	if ref := metav1.GetControllerOf(&rs.ObjectMeta); ref != nil {
-		for _, other := range c.rsInformer.GetStore().ByIndex(controller.NamespaceIndex, rs.Namespace) {
+		for _, other := range c.rsInformer.GetStore().ByIndex(informer.NamespaceIndex, rs.Namespace) {
 			if r := metav1.GetControllerOf(&other.ObjectMeta); r != nil && r.UID == ref.UID {
 				owners[other.UID] = true
 			}
 		}
 	}
 	var related []*corev1.Pod
-	for _, p := range c.podInformer.GetStore().ByIndex(controller.NamespaceIndex, rs.Namespace) {
+	for _, p := range c.podInformer.GetStore().ByIndex(informer.NamespaceIndex, rs.Namespace) {
 		if r := metav1.GetControllerOf(&p.ObjectMeta); r != nil && owners[r.UID] {
 			related = append(related, p)
 		}
