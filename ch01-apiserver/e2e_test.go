@@ -58,6 +58,17 @@ type kube struct {
 	dir string // holds the manifests; kubectl runs here
 }
 
+// newKube starts a fresh chapter 1 apiserver for one test with kubectl
+// version v (skipped under -short and when that kubectl is not installed).
+func newKube(t *testing.T, v string) *kube {
+	if testing.Short() {
+		t.Skip("builds and starts the apiserver and runs kubectl against it")
+	}
+	testenv.Kubectl(t, v)
+	bin := testenv.Build(t, "kubik/ch01-apiserver")
+	return &kube{t: t, c: testenv.Start(t, bin, testenv.Options{}), v: v, dir: t.TempDir()}
+}
+
 // workdir copies testdata/ to a temp dir the test may write into.
 func workdir(t *testing.T) string {
 	dir := t.TempDir()

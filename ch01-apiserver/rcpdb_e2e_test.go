@@ -3,8 +3,6 @@ package main_test
 import (
 	"strings"
 	"testing"
-
-	"kubik/ch01-apiserver/testenv"
 )
 
 // TestReplicationControllersAndPodDisruptionBudgets: core/v1
@@ -12,12 +10,7 @@ import (
 // 1.33 — defaults, tables, the scale subresource and validation as a real
 // apiserver gives them. (No controller acts on either in chapter 1.)
 func TestReplicationControllersAndPodDisruptionBudgets(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds and starts the apiserver and runs kubectl against it")
-	}
-	testenv.Kubectl(t, "1.33")
-	bin := testenv.Build(t, "kubik/ch01-apiserver")
-	k := &kube{t: t, c: testenv.Start(t, bin, testenv.Options{}), v: "1.33", dir: t.TempDir()}
+	k := newKube(t, "1.33")
 
 	// The selector and the controller's labels default to the template's.
 	k.write("rc.yaml", `apiVersion: v1

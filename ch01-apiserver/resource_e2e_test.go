@@ -8,8 +8,6 @@ package main_test
 import (
 	"strings"
 	"testing"
-
-	"kubik/ch01-apiserver/testenv"
 )
 
 const draManifests = `apiVersion: resource.k8s.io/v1
@@ -71,12 +69,7 @@ spec:
 `
 
 func TestResourceDRAObjects(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds and starts the apiserver and runs kubectl 1.33 against it")
-	}
-	testenv.Kubectl(t, "1.33") // skips when kubectl 1.33 is not installed
-	bin := testenv.Build(t, "kubik/ch01-apiserver")
-	k := &kube{t: t, c: testenv.Start(t, bin, testenv.Options{}), v: "1.33", dir: t.TempDir()}
+	k := newKube(t, "1.33")
 	k.write("dra.yaml", draManifests)
 	k.write("both.yaml", draBothClaim)
 

@@ -38,12 +38,7 @@ spec: {}
 `
 
 func TestStorageEndToEnd(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds and starts the apiserver and runs kubectl 1.33 against it")
-	}
-	testenv.Kubectl(t, "1.33") // skips when kubectl 1.33 is not installed
-	bin := testenv.Build(t, "kubik/ch01-apiserver")
-	k := &kube{t: t, c: testenv.Start(t, bin, testenv.Options{}), v: "1.33", dir: t.TempDir()}
+	k := newKube(t, "1.33")
 
 	k.write("storage.yaml", storageManifests)
 	k.exact([]string{"apply", "-f", "storage.yaml"}, `storageclass.storage.k8s.io/fast created
