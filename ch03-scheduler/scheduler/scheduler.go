@@ -302,6 +302,7 @@ func (s *Scheduler) scheduleOne(ctx context.Context) {
 	}
 	state := framework.NewCycleState()
 	nodes := s.cache.Snapshot()
+	framework.SetAllNodes(state, nodes) // what scores count over: every node, not only the feasible ones
 	host, err := s.schedulePod(ctx, state, pod, nodes)
 	if err != nil {
 		// No node fits: PostFilter (preemption) may make room somewhere

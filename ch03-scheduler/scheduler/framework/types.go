@@ -589,8 +589,7 @@ const allNodesKey = "AllNodes"
 // plugins read it from the framework handle (SnapshotSharedLister); here
 // PreFilter is given every node but PreScore only the feasible ones,
 // while spreading, inter-pod affinity and image locality scores count what
-// runs on every node. PodTopologySpread's and InterPodAffinity's PreFilter
-// call it.
+// runs on every node. The scheduler calls it when a cycle starts.
 func SetAllNodes(state *CycleState, nodes []*NodeInfo) { state.Write(allNodesKey, nodes) }
 
 // AllNodes returns the snapshot kept by SetAllNodes, or fallback when

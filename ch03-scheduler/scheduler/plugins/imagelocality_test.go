@@ -126,6 +126,7 @@ func BenchmarkPluginsPodWithoutConstraints(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
 		state := framework.NewCycleState()
+		framework.SetAllNodes(state, nis)
 		if !pts.PreFilter(ctx, state, p, nis).IsSkip() || !ipa.PreFilter(ctx, state, p, nis).IsSkip() ||
 			!pts.PreScore(ctx, state, p, nis).IsSkip() || !ipa.PreScore(ctx, state, p, nis).IsSkip() || !il.PreScore(ctx, state, p, nis).IsSkip() {
 			b.Fatal("expected Skip from every plugin")

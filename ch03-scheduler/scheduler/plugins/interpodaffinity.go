@@ -132,7 +132,6 @@ func (s *ipaPreFilterState) Clone() framework.StateData {
 // anti-affinity matches: Skip. For a pod without terms in a cluster
 // without pods with affinity this is one length check per node.
 func (pl *InterPodAffinity) PreFilter(_ context.Context, state *framework.CycleState, pod *corev1.Pod, nodes []*framework.NodeInfo) *framework.Status {
-	framework.SetAllNodes(state, nodes) // for PreScore
 	var pi *framework.PodInfo
 	if pod.Spec.Affinity != nil && (pod.Spec.Affinity.PodAffinity != nil || pod.Spec.Affinity.PodAntiAffinity != nil) {
 		var err error

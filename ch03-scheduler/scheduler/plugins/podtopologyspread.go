@@ -224,9 +224,8 @@ func (s *ptsPreFilterState) minMatchNum(i int, minDomains int32) int {
 // DoNotSchedule constraints: Skip.
 func (pl *PodTopologySpread) PreFilter(_ context.Context, state *framework.CycleState, pod *corev1.Pod, nodes []*framework.NodeInfo) *framework.Status {
 	if len(pod.Spec.TopologySpreadConstraints) == 0 {
-		return framework.NewStatus(framework.Skip) // simplified: no system default constraints
+		return framework.NewStatus(framework.Skip) // the system defaults are soft: PreScore only
 	}
-	framework.SetAllNodes(state, nodes) // for PreScore
 	constraints, err := spreadConstraints(pod.Spec.TopologySpreadConstraints, pod.Labels, corev1.DoNotSchedule)
 	if err != nil {
 		return framework.AsStatus(fmt.Errorf("get constraints from pod: %w", err))
@@ -341,7 +340,7 @@ type ptsPreScoreState struct {
 
 // PreScore counts, over every node, the pods each ScheduleAnyway
 // constraint selects in the domains of the feasible nodes. Pods without
-// such constraints: Skip.
+// such constraints (their own or the system defaults): Skip.
 func (pl *PodTopologySpread) PreScore(_ context.Context, state *framework.CycleState, pod *corev1.Pod, filtered []*framework.NodeInfo) *framework.Status {
 	allNodes := framework.AllNodes(state, filtered)
 	if len(allNodes) == 0 {

@@ -99,10 +99,9 @@ func scoreAll(t *testing.T, pl interface {
 }, p *corev1.Pod, candidates, all []*framework.NodeInfo) string {
 	t.Helper()
 	state := framework.NewCycleState()
+	framework.SetAllNodes(state, all) // as the scheduler does at the start of a cycle
 	if pf, ok := pl.(framework.PreFilterPlugin); ok {
 		pf.PreFilter(context.Background(), state, p, all)
-	} else {
-		framework.SetAllNodes(state, all)
 	}
 	if s := pl.PreScore(context.Background(), state, p, candidates); !s.IsSuccess() {
 		if s.IsSkip() {
