@@ -42,7 +42,7 @@ func (s *Server) recordManagedFields(q *request, old, obj metav1.Object, operati
 		return
 	}
 	sub := q.info.Subresource
-	if sub == "binding" || sub == "scale" {
+	if sub == "scale" {
 		sub = "" // upstream records these against the main resource... or the subresource; keep it simple
 	}
 	entries, err := patch.ManagedFieldsAfterUpdate(oldJSON, newJSON, reflect.TypeOf(obj).Elem(), managerName(q), operation, sub, metav1.Now())

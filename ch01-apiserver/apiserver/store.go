@@ -365,20 +365,13 @@ func (s *Server) update(ctx context.Context, q *request, name, subresource strin
 		if err := s.admit(ctx, q, obj, old); err != nil {
 			return nil, false, err
 		}
-		if subresource != "binding" { // a binding is checked by handleBinding, not as a pod update
-			if err := s.validate(res, obj, old); err != nil {
-				return nil, false, err
-			}
+		if err := s.validate(res, obj, old); err != nil {
+			return nil, false, err
 		}
 		if err := s.allocate(ctx, res, obj, old, q.dryRun()); err != nil {
 			return nil, false, err
 		}
-		if subresource != "binding" {
-			// Upstream's BindingREST writes the pod with GuaranteedUpdate
-			// itself, past the field manager: binding leaves no
-			// managedFields entry.
-			s.recordManagedFields(q, old, obj, "Update")
-		}
+		s.recordManagedFields(q, old, obj, "Update")
 
 		// The last finalizer removed from an object being deleted: delete it now.
 		if old.GetObjectMeta().DeletionTimestamp != nil && len(meta.Finalizers) == 0 && deletionDue(res, obj) {

@@ -110,8 +110,6 @@ func prepareForUpdate(res *scheme.Resource, obj, old metav1.Object, subresource 
 		}
 		meta.OwnerReferences = oldMeta.OwnerReferences
 		meta.Finalizers = oldMeta.Finalizers
-	case "binding":
-		// pods/binding sets spec.nodeName and the PodScheduled condition, nothing else.
 	case "finalize":
 		ns, oldNS := obj.(*corev1.Namespace), old.(*corev1.Namespace)
 		fin := ns.Spec.Finalizers

@@ -3,6 +3,7 @@ package apiserver
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
 	"reflect"
@@ -13,6 +14,7 @@ import (
 	"kubik/ch01-apiserver/api/metav1"
 	"kubik/ch01-apiserver/api/scheme"
 	"kubik/ch01-apiserver/apiserver/selection"
+	"kubik/ch01-apiserver/storage"
 )
 
 // Kinds that are only ever request bodies of subresources.
@@ -158,30 +160,7 @@ func (s *Server) handleBinding(ctx context.Context, q *request) error {
 		return ErrInvalid("", "Binding", b.Name, []metav1.StatusCause{{Type: metav1.CauseTypeFieldValueRequired,
 			Message: "Required value", Field: "target.name"}}, "target.name: Required value")
 	}
-	bindingErr := func(msg string) error {
-		return ErrConflict("", "pods/binding", "pods/binding", b.Name, fmt.Errorf("%s", msg))
-	}
-	_, _, err = s.update(ctx, q, b.Name, "binding", func(old metav1.Object) (metav1.Object, error) {
-		pod := old.(*corev1.Pod)
-		if pod.DeletionTimestamp != nil {
-			return nil, bindingErr(fmt.Sprintf("pod %s is being deleted, cannot be assigned to a host", pod.Name))
-		}
-		if pod.Spec.NodeName != "" {
-			return nil, bindingErr(fmt.Sprintf("pod %s is already assigned to node %q", pod.Name, pod.Spec.NodeName))
-		}
-		pod.Spec.NodeName = b.Target.Name
-		for k, v := range b.Annotations {
-			if pod.Annotations == nil {
-				pod.Annotations = map[string]string{}
-			}
-			pod.Annotations[k] = v
-		}
-		setPodCondition(pod, corev1.PodCondition{Type: corev1.PodScheduled, Status: corev1.ConditionTrue,
-			LastTransitionTime: metav1.Now(), ObservedGeneration: pod.Generation})
-		pod.ResourceVersion = ""
-		return pod, nil
-	}, false)
-	if err != nil {
+	if err := s.assignPod(ctx, q, b); err != nil {
 		return err
 	}
 	writeJSON(q.w, http.StatusCreated, metav1.Status{TypeMeta: metav1.TypeMeta{Kind: "Status", APIVersion: "v1"},
@@ -189,12 +168,98 @@ func (s *Server) handleBinding(ctx context.Context, q *request) error {
 	return nil
 }
 
-func setPodCondition(pod *corev1.Pod, c corev1.PodCondition) {
-	for i := range pod.Status.Conditions {
-		if pod.Status.Conditions[i].Type == c.Type {
-			pod.Status.Conditions[i] = c
+// assignPod is upstream's BindingREST.setPodNodeAndMetadata: the pod is
+// rewritten in storage directly (a GuaranteedUpdate), not as an update of
+// the pod — no admission, validation or field manager sees that write, and
+// the pod is decoded once. The binding's uid and resourceVersion, when set
+// (upstream's scheduler sends the pod's uid), are preconditions.
+func (s *Server) assignPod(ctx context.Context, q *request, b *corev1.Binding) error {
+	res := q.res
+	key := storageKey(res, b.Namespace, b.Name)
+	bindingErr := func(format string, args ...any) error {
+		return ErrConflict("", "pods/binding", "pods/binding", b.Name, fmt.Errorf(format, args...))
+	}
+	preconditionErr := func(format string, args ...any) error {
+		return ErrConflict("", res.Resource, res.GroupResource(), b.Name, fmt.Errorf(
+			"StorageError: invalid object, Code: 4, Key: %s, ResourceVersion: 0, AdditionalErrorMsg: %s", key, fmt.Sprintf(format, args...)))
+	}
+	for attempt := 0; ; attempt++ {
+		kv, err := s.cfg.Storage.Get(ctx, key)
+		if err != nil {
+			return conflictOrStorage(res, b.Name, err)
+		}
+		obj, err := decodeFromStorage(res, kv)
+		if err != nil {
+			return ErrInternal(err)
+		}
+		pod := obj.(*corev1.Pod)
+		if b.UID != "" && b.UID != pod.UID {
+			return preconditionErr("Precondition failed: UID in precondition: %v, UID in object meta: %v", b.UID, pod.UID)
+		}
+		if b.ResourceVersion != "" && b.ResourceVersion != pod.ResourceVersion {
+			return preconditionErr("Precondition failed: ResourceVersion in precondition: %v, ResourceVersion in object meta: %v",
+				b.ResourceVersion, pod.ResourceVersion)
+		}
+		if pod.DeletionTimestamp != nil {
+			return bindingErr("pod %s is being deleted, cannot be assigned to a host", pod.Name)
+		}
+		if pod.Spec.NodeName != "" {
+			return bindingErr("pod %s is already assigned to node %q", pod.Name, pod.Spec.NodeName)
+		}
+		if len(pod.Spec.SchedulingGates) != 0 {
+			return bindingErr("pod %s has non-empty .spec.schedulingGates", pod.Name)
+		}
+		pod.Spec.NodeName = b.Target.Name
+		pod.Status.NominatedNodeName = "" // ClearingNominatedNodeNameAfterBinding, beta and on in 1.35
+		if pod.Annotations == nil {
+			pod.Annotations = map[string]string{}
+		}
+		for k, v := range b.Annotations {
+			pod.Annotations[k] = v
+		}
+		if len(b.Labels) > 0 { // PodTopologyLabelsAdmission, beta and on in 1.35: the binding's labels overwrite the pod's
+			if pod.Labels == nil {
+				pod.Labels = map[string]string{}
+			}
+			for k, v := range b.Labels {
+				pod.Labels[k] = v
+			}
+		}
+		updatePodCondition(&pod.Status, corev1.PodCondition{Type: corev1.PodScheduled, Status: corev1.ConditionTrue})
+
+		data, err := encodeForStorage(res, pod)
+		if err != nil {
+			return ErrInternal(err)
+		}
+		if len(data) > s.cfg.MaxObjectBytes {
+			return ErrRequestEntityTooLarge(fmt.Sprintf("limit is %d", s.cfg.MaxObjectBytes))
+		}
+		if q.dryRun() {
+			return nil
+		}
+		if _, err := s.cfg.Storage.Update(ctx, key, data, kv.ModRevision); err != nil {
+			if (errors.Is(err, storage.ErrConflict) || errors.Is(err, storage.ErrNotFound)) && attempt < 10 {
+				continue // written or deleted in between: read it again, as GuaranteedUpdate does
+			}
+			return conflictOrStorage(res, b.Name, err)
+		}
+		return nil
+	}
+}
+
+// updatePodCondition is upstream's podutil.UpdatePodCondition: the
+// condition is added or replaced, and its lastTransitionTime moves only
+// when its status changes.
+func updatePodCondition(status *corev1.PodStatus, c corev1.PodCondition) {
+	c.LastTransitionTime = metav1.Now()
+	for i := range status.Conditions {
+		if status.Conditions[i].Type == c.Type {
+			if status.Conditions[i].Status == c.Status {
+				c.LastTransitionTime = status.Conditions[i].LastTransitionTime
+			}
+			status.Conditions[i] = c
 			return
 		}
 	}
-	pod.Status.Conditions = append(pod.Status.Conditions, c)
+	status.Conditions = append(status.Conditions, c)
 }

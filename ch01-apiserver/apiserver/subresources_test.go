@@ -44,9 +44,21 @@ func TestBindingSubresource(t *testing.T) {
 	c := shared
 	ns := c.newNamespace(t)
 	pods := "/api/v1/namespaces/" + ns + "/pods"
-	c.post(t, pods, pod("p", nil)).must(t, http.StatusCreated)
-	binding := obj{"apiVersion": "v1", "kind": "Binding", "metadata": obj{"name": "p"}, "target": obj{"kind": "Node", "name": "node-1"}}
+	created := c.post(t, pods, pod("p", nil)).must(t, http.StatusCreated)
+	uid := created.str("metadata.uid")
+	// A nomination left by preemption; binding clears it (upstream's
+	// ClearingNominatedNodeNameAfterBinding, on by default in 1.35).
+	c.patch(t, pods+"/p/status", "application/merge-patch+json", `{"status":{"nominatedNodeName":"node-2"}}`).must(t, http.StatusOK)
 
+	// The binding's uid is a precondition (upstream's scheduler sends the pod's).
+	binding := obj{"apiVersion": "v1", "kind": "Binding", "metadata": obj{"name": "p", "uid": "not-the-pods"},
+		"target": obj{"kind": "Node", "name": "node-1"}}
+	c.post(t, pods+"/p/binding", binding).expectError(t, http.StatusConflict, "Conflict",
+		`Operation cannot be fulfilled on pods "p": StorageError: invalid object, Code: 4, Key: /registry/pods/`+ns+
+			`/p, ResourceVersion: 0, AdditionalErrorMsg: Precondition failed: UID in precondition: not-the-pods, UID in object meta: `+uid)
+
+	binding["metadata"] = obj{"name": "p", "uid": uid, "annotations": obj{"note": "bound"},
+		"labels": obj{"topology.kubernetes.io/zone": "zone-a"}}
 	r := c.post(t, pods+"/p/binding?fieldManager=kube-scheduler", binding)
 	if r.code != http.StatusCreated {
 		t.Fatalf("binding: %d %s", r.code, r.body)
@@ -56,16 +68,37 @@ func TestBindingSubresource(t *testing.T) {
 	equal(t, "nodeName", p.str("spec.nodeName"), "node-1")
 	equal(t, "condition type", p.str("status.conditions.0.type"), "PodScheduled")
 	equal(t, "condition status", p.str("status.conditions.0.status"), "True")
+	// Upstream's binding sets type, status and lastTransitionTime only.
+	if cond := p.path("status.conditions.0").(map[string]any); cond["lastTransitionTime"] == nil || cond["observedGeneration"] != nil {
+		t.Errorf("PodScheduled condition: %v", cond)
+	}
+	equal(t, "nominatedNodeName", p.str("status.nominatedNodeName"), "")
+	// The binding's annotations and labels are copied onto the pod.
+	equal(t, "annotation", p.str("metadata.annotations.note"), "bound")
+	labels, _ := p.path("metadata.labels").(map[string]any)
+	equal(t, "label", labels["topology.kubernetes.io/zone"], any("zone-a"))
 	// A binding is written straight to storage, as upstream's BindingREST
 	// does (GuaranteedUpdate): no field manager records it, so the pod's
-	// managedFields still name only its creator.
-	if mf := p.list("metadata.managedFields"); len(mf) != 1 || obj(mf[0].(map[string]any)).str("operation") != "Update" ||
-		obj(mf[0].(map[string]any)).str("subresource") != "" {
-		t.Errorf("managedFields after the binding: %v", mf)
+	// managedFields still name only the pod's creator and the status patch.
+	mf := p.list("metadata.managedFields")
+	for _, e := range mf {
+		if m := obj(e.(map[string]any)).str("manager"); m == "kube-scheduler" {
+			t.Errorf("managedFields after the binding: %v", mf)
+		}
 	}
+	equal(t, "managedFields entries", len(mf), 2)
 
 	c.post(t, pods+"/p/binding", binding).expectError(t, http.StatusConflict, "Conflict",
 		`Operation cannot be fulfilled on pods/binding "p": pod p is already assigned to node "node-1"`)
 	binding["metadata"] = obj{"name": "nope"}
 	c.post(t, pods+"/nope/binding", binding).expectError(t, http.StatusNotFound, "NotFound", `pods "nope" not found`)
+
+	// A pod with scheduling gates is not ready to be scheduled.
+	gated := pod("g", nil)
+	gated["spec"].(obj)["schedulingGates"] = []obj{{"name": "example.com/quota"}}
+	c.post(t, pods, gated).must(t, http.StatusCreated)
+	binding["metadata"] = obj{"name": "g"}
+	c.post(t, pods+"/g/binding", binding).expectError(t, http.StatusConflict, "Conflict",
+		`Operation cannot be fulfilled on pods/binding "g": pod g has non-empty .spec.schedulingGates`)
+	equal(t, "gated pod's nodeName", c.get(t, pods+"/g").must(t, http.StatusOK).str("spec.nodeName"), "")
 }
