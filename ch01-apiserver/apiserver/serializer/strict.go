@@ -58,35 +58,29 @@ func DecodeStrict(data []byte, into any) (StrictErrors, error) {
 	}
 	// First only check: most documents have nothing to drop, and then
 	// they decode as they are.
-	w := newStrictWalker(data)
-	if err := w.value(rv.Type().Elem(), false); err != nil {
-		return nil, err
-	}
+	t := rv.Type().Elem()
+	w := &strictWalker{data: data}
+	w.value(t, false)
 	if len(w.errs) == 0 {
 		return nil, json.Unmarshal(data, into)
 	}
 	// Unknown or duplicate keys: walk again, writing a copy without them.
-	w = newStrictWalker(data)
-	if err := w.value(rv.Type().Elem(), true); err != nil {
-		return nil, err
-	}
+	w = &strictWalker{data: data}
+	w.value(t, true)
 	if err := json.Unmarshal(w.out.Bytes(), into); err != nil {
 		return nil, err
 	}
 	return w.errs, nil
 }
 
-func newStrictWalker(data []byte) *strictWalker {
-	w := &strictWalker{dec: json.NewDecoder(bytes.NewReader(data))}
-	w.dec.UseNumber()
-	return w
-}
-
-// strictWalker reads the JSON token by token beside the Go type it decodes
+// strictWalker reads the JSON byte by byte beside the Go type it decodes
 // into, writes a cleaned copy (unknown keys dropped) to out, and records the
 // strict errors with upstream's paths: keys joined by ".", indices as "[i]".
+// The data is valid JSON (DecodeStrict checks first), so the walker only
+// finds where each value starts and ends; what it keeps it copies as is.
 type strictWalker struct {
-	dec   *json.Decoder
+	data  []byte
+	pos   int
 	out   bytes.Buffer
 	stack []string
 	errs  StrictErrors
@@ -121,131 +115,181 @@ func (w *strictWalker) pushIndex(i int) {
 	w.stack = append(w.stack, "[", strconv.Itoa(i), "]")
 }
 
-// value consumes one JSON value. t is the Go type it decodes into; nil means
-// "skip": the value is consumed without checks and, unless emit, not written.
-func (w *strictWalker) value(t reflect.Type, emit bool) error {
-	tok, err := w.dec.Token()
-	if err != nil {
-		return err
-	}
-	info := typeInfoFor(t)
-	switch tok {
-	case json.Delim('{'):
-		if emit {
-			w.out.WriteByte('{')
-		}
-		if err := w.object(info, emit); err != nil {
-			return err
-		}
-		if emit {
-			w.out.WriteByte('}')
-		}
-	case json.Delim('['):
-		if emit {
-			w.out.WriteByte('[')
-		}
-		var elem reflect.Type
-		if info != nil && (info.kind == kindList || info.kind == kindAny) {
-			elem = info.elem
-		}
-		for i := 0; w.dec.More(); i++ {
-			if emit && i > 0 {
-				w.out.WriteByte(',')
-			}
-			mark := len(w.stack)
-			if info != nil && (info.kind == kindList || info.kind == kindAny) {
-				w.pushIndex(i)
-			}
-			if err := w.value(elem, emit); err != nil {
-				return err
-			}
-			w.stack = w.stack[:mark]
-		}
-		if _, err := w.dec.Token(); err != nil { // ']'
-			return err
-		}
-		if emit {
-			w.out.WriteByte(']')
-		}
-	default:
-		if emit {
-			w.literal(tok)
+func (w *strictWalker) skipSpace() {
+	for w.pos < len(w.data) {
+		switch w.data[w.pos] {
+		case ' ', '\t', '\n', '\r':
+			w.pos++
+		default:
+			return
 		}
 	}
-	return nil
 }
 
-// object consumes the members of an object whose '{' has been read.
-func (w *strictWalker) object(info *typeInfo, emit bool) error {
-	checked := info != nil && (info.kind == kindStruct || info.kind == kindMap || info.kind == kindAny)
-	var seen map[string]bool
-	first := true
-	for w.dec.More() {
-		tok, err := w.dec.Token()
-		if err != nil {
-			return err
+// value consumes one JSON value. t is the Go type it decodes into; nil means
+// "skip": the value is consumed without checks and, unless emit, not written.
+func (w *strictWalker) value(t reflect.Type, emit bool) {
+	w.skipSpace()
+	info := typeInfoFor(t)
+	start := w.pos
+	switch {
+	case w.data[w.pos] == '{' && info != nil && (info.kind == kindStruct || info.kind == kindMap || info.kind == kindAny):
+		w.object(info, emit)
+	case w.data[w.pos] == '[' && info != nil && (info.kind == kindList || info.kind == kindAny):
+		w.array(info, emit)
+	default:
+		// A scalar, or a value nothing inside of is checked (a type with
+		// its own unmarshaler, a skipped key, a type mismatch that
+		// json.Unmarshal will report).
+		w.skipValue()
+		if emit {
+			w.out.Write(w.data[start:w.pos])
 		}
-		key, _ := tok.(string)
-		var sub reflect.Type
-		known := true
-		if checked {
-			if seen == nil {
-				seen = map[string]bool{}
-			}
-			switch info.kind {
-			case kindStruct:
-				f, ok := info.fields[key]
-				if !ok {
-					w.fieldError("unknown field", key)
-					known = false
-					break
-				}
-				if seen[key] {
-					w.fieldError("duplicate field", key)
-				}
-				seen[key] = true
-				sub = f
-			default:
-				if seen[key] {
-					w.fieldError("duplicate field", key)
-				}
-				seen[key] = true
-				sub = info.elem
+	}
+}
+
+// array consumes an array whose elements decode into info.elem.
+func (w *strictWalker) array(info *typeInfo, emit bool) {
+	w.pos++ // '['
+	if emit {
+		w.out.WriteByte('[')
+	}
+	for i := 0; ; i++ {
+		w.skipSpace()
+		if w.data[w.pos] == ']' {
+			w.pos++
+			break
+		}
+		if i > 0 {
+			w.pos++ // ','
+			if emit {
+				w.out.WriteByte(',')
 			}
 		}
 		mark := len(w.stack)
+		w.pushIndex(i)
+		w.value(info.elem, emit)
+		w.stack = w.stack[:mark]
+	}
+	if emit {
+		w.out.WriteByte(']')
+	}
+}
+
+// object consumes an object decoded into a struct (keys checked against its
+// json names), a map or an interface (keys checked for duplicates).
+func (w *strictWalker) object(info *typeInfo, emit bool) {
+	w.pos++ // '{'
+	if emit {
+		w.out.WriteByte('{')
+	}
+	var seen map[string]bool
+	first := true
+	for i := 0; ; i++ {
+		w.skipSpace()
+		if w.data[w.pos] == '}' {
+			w.pos++
+			break
+		}
+		if i > 0 {
+			w.pos++ // ','
+			w.skipSpace()
+		}
+		keyStart := w.pos
+		key := w.str()
+		keyEnd := w.pos
+		w.skipSpace()
+		w.pos++ // ':'
+
+		var sub reflect.Type
+		known := true
+		if seen == nil {
+			seen = map[string]bool{}
+		}
+		if info.kind == kindStruct {
+			sub, known = info.fields[key]
+			if !known {
+				w.fieldError("unknown field", key)
+			}
+		} else {
+			sub = info.elem
+		}
+		if known {
+			if seen[key] {
+				w.fieldError("duplicate field", key)
+			}
+			seen[key] = true
+		}
 		emitValue := emit && known
 		if emitValue {
 			if !first {
 				w.out.WriteByte(',')
 			}
 			first = false
-			w.literal(key)
+			w.out.Write(w.data[keyStart:keyEnd])
 			w.out.WriteByte(':')
 		}
-		if checked && known {
+		mark := len(w.stack)
+		if known {
 			w.pushKey(key)
 		}
-		if err := w.value(sub, emitValue); err != nil {
-			return err
-		}
+		w.value(sub, emitValue)
 		w.stack = w.stack[:mark]
 	}
-	_, err := w.dec.Token() // '}'
-	return err
+	if emit {
+		w.out.WriteByte('}')
+	}
 }
 
-func (w *strictWalker) literal(tok json.Token) {
-	switch v := tok.(type) {
-	case nil:
-		w.out.WriteString("null")
-	case bool:
-		w.out.WriteString(strconv.FormatBool(v))
-	case json.Number:
-		w.out.WriteString(string(v))
-	case string:
-		b, _ := json.Marshal(v)
-		w.out.Write(b)
+// str consumes a string and returns its value.
+func (w *strictWalker) str() string {
+	start := w.pos
+	escaped := false
+	for w.pos++; w.data[w.pos] != '"'; w.pos++ {
+		if w.data[w.pos] == '\\' {
+			escaped = true
+			w.pos++
+		}
+	}
+	w.pos++
+	if !escaped {
+		return string(w.data[start+1 : w.pos-1])
+	}
+	var s string
+	_ = json.Unmarshal(w.data[start:w.pos], &s) // valid: checked before
+	return s
+}
+
+// skipValue consumes any value.
+func (w *strictWalker) skipValue() {
+	switch w.data[w.pos] {
+	case '"':
+		w.str()
+	case '{', '[':
+		depth := 0
+		for {
+			switch w.data[w.pos] {
+			case '"':
+				w.str()
+				continue
+			case '{', '[':
+				depth++
+			case '}', ']':
+				depth--
+			}
+			w.pos++
+			if depth == 0 {
+				return
+			}
+		}
+	default: // number, true, false, null
+		for w.pos < len(w.data) {
+			switch w.data[w.pos] {
+			case ',', '}', ']', ' ', '\t', '\n', '\r':
+				return
+			}
+			w.pos++
+		}
 	}
 }
 

@@ -111,6 +111,17 @@ func TestDecodeStrict(t *testing.T) {
 			wantErr: `unexpected end of JSON input`,
 		},
 		{
+			name: "indented, escaped keys and values, unknown field dropped",
+			in: "{\n  \"metadata\" : {\"na\\u006de\": \"a\\\"b\" , \"labels\": {\"k\\\"q\": \"v]}\"}},\n" +
+				"  \"spec\": {\"bogus\": {\"x\": [1, {\"y\": \"}\"}]},\t\"replicas\" : 2 ,\"containers\":[ {\"name\":\"c\"} , {\"name\":\"d\", \"q\": null} ]}\r\n}",
+			strict: []string{`unknown field "spec.bogus"`, `unknown field "spec.containers[1].q"`},
+			check: func(t *testing.T, p *testPod) {
+				if p.Name != `a"b` || p.Labels[`k"q`] != "v]}" || *p.Spec.Replicas != 2 || len(p.Spec.Containers) != 2 || p.Spec.Containers[1].Name != "d" {
+					t.Errorf("decoded %+v", p)
+				}
+			},
+		},
+		{
 			name:   "same error twice is reported once",
 			in:     `{"spec":{"containers":[{"name":"a","q":1}]},"spec":{"containers":[{"name":"a","q":1}]}}`,
 			strict: []string{`unknown field "spec.containers[0].q"`, `duplicate field "spec"`},
@@ -178,4 +189,30 @@ func FuzzDecodeStrict(f *testing.F) {
 			t.Fatalf("both error and strict errors")
 		}
 	})
+}
+
+// BenchmarkDecodeStrict: a pod without problems (the common case: checked,
+// then decoded) and one with an unknown and a duplicate field (checked,
+// cleaned, decoded).
+func BenchmarkDecodeStrict(b *testing.B) {
+	docs := map[string]string{
+		"clean": `{"apiVersion":"v1","kind":"Pod","metadata":{"name":"web","namespace":"default","labels":{"app":"web","tier":"front"},` +
+			`"annotations":{"note":"a \"quoted\" \u00e9 value"}},"spec":{"containers":[{"name":"c","image":"nginx:1.27","imagePullPolicy":"IfNotPresent",` +
+			`"port":80,"args":["--a","--b=1","--c"]},{"name":"d","image":"busybox","port":"http","args":[]}],` +
+			`"nodeSelector":{"disk":"ssd"},"overhead":{"cpu":"250m","memory":"120Mi"},"replicas":3,"extra":{"x":[1,2.5,true,null,{"y":"z"}]}}}`,
+		"unknown and duplicate": `{"apiVersion":"v1","kind":"Pod","metadata":{"name":"web","namespace":"default","labels":{"app":"web"}},` +
+			`"spec":{"contaienrs":[],"containers":[{"name":"c","image":"nginx:1.27","image":"nginx:1.28","port":80}],"replicas":3}}`,
+	}
+	for name, doc := range docs {
+		b.Run(name, func(b *testing.B) {
+			data := []byte(doc)
+			b.ReportAllocs()
+			for b.Loop() {
+				var p testPod
+				if _, err := DecodeStrict(data, &p); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
 }
