@@ -89,34 +89,67 @@ func (w *Watcher[T]) receive(ctx context.Context, body io.ReadCloser) {
 	defer body.Close()
 	dec := json.NewDecoder(body)
 	for {
-		var we metav1.WatchEvent
-		if err := dec.Decode(&we); err != nil {
+		obj := new(T)
+		we := watchEvent{Object: obj}
+		we.Type.object = &we.Object
+		err := dec.Decode(&we)
+		var typeErr *json.UnmarshalTypeError
+		if err != nil && !errors.As(err, &typeErr) {
 			if ctx.Err() == nil && !errors.Is(err, io.EOF) && !errors.Is(err, io.ErrUnexpectedEOF) {
 				w.deliver(ctx, Event[T]{Type: metav1.Error, Err: fmt.Errorf("watch stream: %w", err)})
 			}
 			return
 		}
-		ev := Event[T]{Type: we.Type}
-		switch we.Type {
-		case metav1.Error:
-			var st metav1.Status
-			if err := json.Unmarshal(we.Object, &st); err != nil {
-				ev.Err = fmt.Errorf("watch stream: undecodable ERROR event: %w", err)
+		ev := Event[T]{Type: we.Type.name}
+		switch {
+		case err != nil && we.Type.name != metav1.Error:
+			// A value of the wrong type: this event is lost, the stream
+			// (read to the event's end) goes on.
+			ev = Event[T]{Type: metav1.Error, Err: fmt.Errorf("watch stream: decoding a %s event: %w", we.Type.name, err)}
+		case we.Type.name == metav1.Error:
+			st, _ := we.Object.(*metav1.Status)
+			if st == nil || st.Code == 0 {
+				ev.Err = errors.New("watch stream: an ERROR event without a Status")
 			} else {
-				ev.Err = &StatusError{ErrStatus: st}
+				ev.Err = &StatusError{ErrStatus: *st}
 			}
-		case metav1.Added, metav1.Modified, metav1.Deleted, metav1.Bookmark:
-			ev.Object = new(T)
-			if err := json.Unmarshal(we.Object, ev.Object); err != nil {
-				ev = Event[T]{Type: metav1.Error, Err: fmt.Errorf("watch stream: decoding a %s event: %w", we.Type, err)}
-			}
+		case we.Type.name == metav1.Added, we.Type.name == metav1.Modified, we.Type.name == metav1.Deleted, we.Type.name == metav1.Bookmark:
+			ev.Object = obj
 		default:
-			ev = Event[T]{Type: metav1.Error, Err: fmt.Errorf("watch stream: unknown event type %q", we.Type)}
+			ev = Event[T]{Type: metav1.Error, Err: fmt.Errorf("watch stream: unknown event type %q", we.Type.name)}
 		}
 		if !w.deliver(ctx, ev) {
 			return
 		}
 	}
+}
+
+// watchEvent is metav1.WatchEvent decoded in one pass, straight into the
+// watched type: Object holds a *T, and encoding/json decodes into the
+// pointer an interface field already holds. An ERROR event carries a
+// Status instead; "type" comes before "object" on the wire (as upstream's
+// apiserver writes it), so when the type is read, Object is switched to a
+// *metav1.Status before the object is. (Decoding the object as
+// json.RawMessage first, then again into T, reads every event three
+// times; this reads it once.)
+type watchEvent struct {
+	Type   watchEventType `json:"type"`
+	Object any            `json:"object"`
+}
+
+type watchEventType struct {
+	name   string
+	object *any // the event's Object
+}
+
+func (t *watchEventType) UnmarshalJSON(b []byte) error {
+	if err := json.Unmarshal(b, &t.name); err != nil {
+		return err
+	}
+	if t.name == metav1.Error {
+		*t.object = new(metav1.Status)
+	}
+	return nil
 }
 
 func (w *Watcher[T]) deliver(ctx context.Context, ev Event[T]) bool {
