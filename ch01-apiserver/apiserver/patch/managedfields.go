@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"reflect"
 	"sort"
+	"sync"
 	"strings"
 
 	"kubik/ch01-apiserver/api/metav1"
@@ -419,6 +420,19 @@ func zeroObject(t reflect.Type) map[string]any {
 	return m
 }
 
+var zeroNodesCache sync.Map // reflect.Type → map[string]node
+
+// zeroNodes is the flattened zero object of t, what a create changes from;
+// it is computed once per type and only read.
+func zeroNodes(t reflect.Type) map[string]node {
+	if v, ok := zeroNodesCache.Load(t); ok {
+		return v.(map[string]node)
+	}
+	n := flatten(zeroObject(t), t)
+	zeroNodesCache.Store(t, n)
+	return n
+}
+
 // changes compares two flattened objects: nodes added or whose member value
 // changed, and members that disappeared.
 func changes(oldNodes, newNodes map[string]node, subresource string) (changed, removed fieldSet) {
@@ -488,7 +502,7 @@ func updateEntries(oldObj, newObj []byte, t reflect.Type, manager, operation, su
 	if !ok {
 		return nil, nil, ErrBadJSONDocument
 	}
-	oldMap := zeroObject(t)
+	oldNodes := zeroNodes(t)
 	var entries []*managerEntry
 	if oldObj != nil {
 		ov, err := decode(oldObj)
@@ -496,14 +510,14 @@ func updateEntries(oldObj, newObj []byte, t reflect.Type, manager, operation, su
 			return nil, nil, err
 		}
 		if m, ok := ov.(map[string]any); ok {
-			oldMap = m
+			oldNodes = flatten(m, t)
 			entries = readEntries(m)
 		}
 	}
 	if operation == "" {
 		operation = "Update"
 	}
-	changed, removed := changes(flatten(oldMap, t), flatten(newMap, t), subresource)
+	changed, removed := changes(oldNodes, flatten(newMap, t), subresource)
 	me := &managerEntry{Manager: manager, Operation: operation, APIVersion: apiVersionOf(newMap), Subresource: subresource, Set: fieldSet{}}
 	var mine *managerEntry
 	for _, e := range entries {
