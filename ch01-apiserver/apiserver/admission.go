@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"sync"
 
 	"kubik/ch01-apiserver/api/corev1"
 	"kubik/ch01-apiserver/api/metav1"
@@ -280,11 +281,50 @@ func (s *Server) getForAdmission(ctx context.Context, res *scheme.Resource, name
 	}
 	for _, kv := range result.KVs {
 		if kv.Key == key {
-			return decodeFromStorage(res, kv)
+			return s.admissionObjects.decode(res, kv)
 		}
 	}
 	// Not in the cache: it may have been created a moment ago (a namespace,
 	// then at once a pod in it). Upstream's plugins fall back to a live
 	// read likewise.
 	return s.getObject(ctx, res, namespace, name)
+}
+
+// decodedCache keeps the objects getForAdmission decoded, by key, for as
+// long as their revision is current: every pod and every Event looks up
+// the same namespace (and every pod the same ServiceAccount), and upstream's
+// plugins read such objects from an informer's already decoded cache too.
+// Callers only read what they get.
+type decodedCache struct {
+	mu sync.Mutex
+	m  map[string]decodedObject
+}
+
+type decodedObject struct {
+	rev int64
+	obj metav1.Object
+}
+
+// maxDecodedObjects bounds the cache; when full it starts over, rather than
+// tracking which keys were deleted.
+const maxDecodedObjects = 1024
+
+func (c *decodedCache) decode(res *scheme.Resource, kv storage.KeyValue) (metav1.Object, error) {
+	c.mu.Lock()
+	d, ok := c.m[kv.Key]
+	c.mu.Unlock()
+	if ok && d.rev == kv.ModRevision {
+		return d.obj, nil
+	}
+	obj, err := decodeFromStorage(res, kv)
+	if err != nil {
+		return nil, err
+	}
+	c.mu.Lock()
+	if c.m == nil || len(c.m) >= maxDecodedObjects {
+		c.m = map[string]decodedObject{}
+	}
+	c.m[kv.Key] = decodedObject{rev: kv.ModRevision, obj: obj}
+	c.mu.Unlock()
+	return obj, nil
 }

@@ -134,6 +134,8 @@ type Server struct {
 	// kubeletClient fetches logs from kubelets (podconnect.go).
 	kubeletOnce   sync.Once
 	kubeletClient *http.Client
+	// admissionObjects: what admission reads, decoded once per revision (admission.go).
+	admissionObjects decodedCache
 }
 
 // New builds the server. Call Bootstrap (or Run) to create the initial objects.
