@@ -5,8 +5,8 @@ import (
 	"fmt"
 	"reflect"
 	"sort"
-	"sync"
 	"strings"
+	"sync"
 
 	"kubik/ch01-apiserver/api/metav1"
 )
