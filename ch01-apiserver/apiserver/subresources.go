@@ -173,60 +173,38 @@ func (s *Server) handleBinding(ctx context.Context, q *request) error {
 // the pod — no admission, validation or field manager sees that write, and
 // the pod is decoded once. The binding's uid and resourceVersion, when set
 // (upstream's scheduler sends the pod's uid), are preconditions.
+//
+// Like upstream's Cacher.GuaranteedUpdate it starts from the pod in the
+// watch cache, sparing a read from etcd per binding. That copy may be a
+// moment old: the write is conditional on its revision, and a failed write
+// or a refusal decided on it is tried again from etcd.
 func (s *Server) assignPod(ctx context.Context, q *request, b *corev1.Binding) error {
 	res := q.res
 	key := storageKey(res, b.Namespace, b.Name)
-	bindingErr := func(format string, args ...any) error {
-		return ErrConflict("", "pods/binding", "pods/binding", b.Name, fmt.Errorf(format, args...))
-	}
-	preconditionErr := func(format string, args ...any) error {
-		return ErrConflict("", res.Resource, res.GroupResource(), b.Name, fmt.Errorf(
-			"StorageError: invalid object, Code: 4, Key: %s, ResourceVersion: 0, AdditionalErrorMsg: %s", key, fmt.Sprintf(format, args...)))
-	}
+	cache, _ := s.cfg.Storage.(storage.CachedGetter)
 	for attempt := 0; ; attempt++ {
-		kv, err := s.cfg.Storage.Get(ctx, key)
-		if err != nil {
-			return conflictOrStorage(res, b.Name, err)
+		var kv storage.KeyValue
+		fromCache := false
+		if attempt == 0 && cache != nil && !q.dryRun() {
+			kv, fromCache = cache.GetCached(key)
+		}
+		if !fromCache {
+			var err error
+			if kv, err = s.cfg.Storage.Get(ctx, key); err != nil {
+				return conflictOrStorage(res, b.Name, err)
+			}
 		}
 		obj, err := decodeFromStorage(res, kv)
 		if err != nil {
 			return ErrInternal(err)
 		}
 		pod := obj.(*corev1.Pod)
-		if b.UID != "" && b.UID != pod.UID {
-			return preconditionErr("Precondition failed: UID in precondition: %v, UID in object meta: %v", b.UID, pod.UID)
-		}
-		if b.ResourceVersion != "" && b.ResourceVersion != pod.ResourceVersion {
-			return preconditionErr("Precondition failed: ResourceVersion in precondition: %v, ResourceVersion in object meta: %v",
-				b.ResourceVersion, pod.ResourceVersion)
-		}
-		if pod.DeletionTimestamp != nil {
-			return bindingErr("pod %s is being deleted, cannot be assigned to a host", pod.Name)
-		}
-		if pod.Spec.NodeName != "" {
-			return bindingErr("pod %s is already assigned to node %q", pod.Name, pod.Spec.NodeName)
-		}
-		if len(pod.Spec.SchedulingGates) != 0 {
-			return bindingErr("pod %s has non-empty .spec.schedulingGates", pod.Name)
-		}
-		pod.Spec.NodeName = b.Target.Name
-		pod.Status.NominatedNodeName = "" // ClearingNominatedNodeNameAfterBinding, beta and on in 1.35
-		if pod.Annotations == nil {
-			pod.Annotations = map[string]string{}
-		}
-		for k, v := range b.Annotations {
-			pod.Annotations[k] = v
-		}
-		if len(b.Labels) > 0 { // PodTopologyLabelsAdmission, beta and on in 1.35: the binding's labels overwrite the pod's
-			if pod.Labels == nil {
-				pod.Labels = map[string]string{}
+		if err := setPodNodeAndMetadata(res, key, pod, b); err != nil {
+			if fromCache {
+				continue // decided on the cached copy: ask etcd
 			}
-			for k, v := range b.Labels {
-				pod.Labels[k] = v
-			}
+			return err
 		}
-		updatePodCondition(&pod.Status, corev1.PodCondition{Type: corev1.PodScheduled, Status: corev1.ConditionTrue})
-
 		data, err := encodeForStorage(res, pod)
 		if err != nil {
 			return ErrInternal(err)
@@ -239,12 +217,58 @@ func (s *Server) assignPod(ctx context.Context, q *request, b *corev1.Binding) e
 		}
 		if _, err := s.cfg.Storage.Update(ctx, key, data, kv.ModRevision); err != nil {
 			if (errors.Is(err, storage.ErrConflict) || errors.Is(err, storage.ErrNotFound)) && attempt < 10 {
-				continue // written or deleted in between: read it again, as GuaranteedUpdate does
+				continue // written or deleted in between (or the cached copy was old): read it again
 			}
 			return conflictOrStorage(res, b.Name, err)
 		}
 		return nil
 	}
+}
+
+// setPodNodeAndMetadata checks that pod may be bound as b asks, and binds
+// it: spec.nodeName, PodScheduled=True, b's annotations and labels.
+func setPodNodeAndMetadata(res *scheme.Resource, key string, pod *corev1.Pod, b *corev1.Binding) error {
+	bindingErr := func(format string, args ...any) error {
+		return ErrConflict("", "pods/binding", "pods/binding", b.Name, fmt.Errorf(format, args...))
+	}
+	preconditionErr := func(format string, args ...any) error {
+		return ErrConflict("", res.Resource, res.GroupResource(), b.Name, fmt.Errorf(
+			"StorageError: invalid object, Code: 4, Key: %s, ResourceVersion: 0, AdditionalErrorMsg: %s", key, fmt.Sprintf(format, args...)))
+	}
+	if b.UID != "" && b.UID != pod.UID {
+		return preconditionErr("Precondition failed: UID in precondition: %v, UID in object meta: %v", b.UID, pod.UID)
+	}
+	if b.ResourceVersion != "" && b.ResourceVersion != pod.ResourceVersion {
+		return preconditionErr("Precondition failed: ResourceVersion in precondition: %v, ResourceVersion in object meta: %v",
+			b.ResourceVersion, pod.ResourceVersion)
+	}
+	if pod.DeletionTimestamp != nil {
+		return bindingErr("pod %s is being deleted, cannot be assigned to a host", pod.Name)
+	}
+	if pod.Spec.NodeName != "" {
+		return bindingErr("pod %s is already assigned to node %q", pod.Name, pod.Spec.NodeName)
+	}
+	if len(pod.Spec.SchedulingGates) != 0 {
+		return bindingErr("pod %s has non-empty .spec.schedulingGates", pod.Name)
+	}
+	pod.Spec.NodeName = b.Target.Name
+	pod.Status.NominatedNodeName = "" // ClearingNominatedNodeNameAfterBinding, beta and on in 1.35
+	if pod.Annotations == nil {
+		pod.Annotations = map[string]string{}
+	}
+	for k, v := range b.Annotations {
+		pod.Annotations[k] = v
+	}
+	if len(b.Labels) > 0 { // PodTopologyLabelsAdmission, beta and on in 1.35: the binding's labels overwrite the pod's
+		if pod.Labels == nil {
+			pod.Labels = map[string]string{}
+		}
+		for k, v := range b.Labels {
+			pod.Labels[k] = v
+		}
+	}
+	updatePodCondition(&pod.Status, corev1.PodCondition{Type: corev1.PodScheduled, Status: corev1.ConditionTrue})
+	return nil
 }
 
 // updatePodCondition is upstream's podutil.UpdatePodCondition: the

@@ -1,9 +1,13 @@
 package apiserver_test
 
 import (
+	"context"
 	"fmt"
 	"net/http"
+	"sync"
 	"testing"
+
+	"kubik/ch01-apiserver/storage"
 )
 
 func TestScaleSubresource(t *testing.T) {
@@ -101,4 +105,89 @@ func TestBindingSubresource(t *testing.T) {
 	c.post(t, pods+"/g/binding", binding).expectError(t, http.StatusConflict, "Conflict",
 		`Operation cannot be fulfilled on pods/binding "g": pod g has non-empty .spec.schedulingGates`)
 	equal(t, "gated pod's nodeName", c.get(t, pods+"/g").must(t, http.StatusOK).str("spec.nodeName"), "")
+}
+
+// cachedStore is a storage with a "watch cache" the test controls: what
+// GetCached answers, and how many reads reach the store.
+type cachedStore struct {
+	storage.Interface
+	mu     sync.Mutex
+	cached map[string]storage.KeyValue
+	gets   int
+}
+
+func (s *cachedStore) GetCached(key string) (storage.KeyValue, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	kv, ok := s.cached[key]
+	return kv, ok
+}
+
+func (s *cachedStore) Get(ctx context.Context, key string) (storage.KeyValue, error) {
+	s.mu.Lock()
+	s.gets++
+	s.mu.Unlock()
+	return s.Interface.Get(ctx, key)
+}
+
+// reads is how many reads reached the store since the last snapshot or reset.
+func (s *cachedStore) reads(reset bool) int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	n := s.gets
+	if reset {
+		s.gets = 0
+	}
+	return n
+}
+
+// snapshot puts the stored value of key into the cache, as it is now.
+func (s *cachedStore) snapshot(t *testing.T, key string) {
+	kv, err := s.Interface.Get(context.Background(), key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.mu.Lock()
+	s.cached[key] = kv
+	s.gets = 0
+	s.mu.Unlock()
+}
+
+// A binding starts from the pod in the watch cache, as upstream's
+// Cacher.GuaranteedUpdate does; when that copy is old, etcd decides.
+func TestBindingFromWatchCache(t *testing.T) {
+	store := &cachedStore{Interface: storage.NewMemory(0), cached: map[string]storage.KeyValue{}}
+	c := newCluster(t, store)
+	pods := "/api/v1/namespaces/default/pods"
+	const key = "/registry/pods/default/"
+	bind := func(name, uid string) response {
+		return c.post(t, pods+"/"+name+"/binding", obj{"apiVersion": "v1", "kind": "Binding",
+			"metadata": obj{"name": name, "uid": uid}, "target": obj{"kind": "Node", "name": "node-1"}})
+	}
+
+	// A current copy: no read from the store at all.
+	a := c.post(t, pods, pod("a", nil)).must(t, http.StatusCreated)
+	store.snapshot(t, key+"a")
+	bind("a", a.str("metadata.uid")).must(t, http.StatusCreated)
+	equal(t, "reads from the store", store.reads(false), 0)
+	equal(t, "nodeName", c.get(t, pods+"/a").must(t, http.StatusOK).str("spec.nodeName"), "node-1")
+
+	// The cached copy is from before the pod was bound: the conditional
+	// write fails and the read from the store finds it bound.
+	c.post(t, pods, pod("b", nil)).must(t, http.StatusCreated)
+	store.snapshot(t, key+"b")
+	bind("b", "").must(t, http.StatusCreated)
+	store.reads(true)
+	bind("b", "").expectError(t, http.StatusConflict, "Conflict",
+		`Operation cannot be fulfilled on pods/binding "b": pod b is already assigned to node "node-1"`)
+	equal(t, "reads from the store", store.reads(false), 1)
+
+	// The cached copy is of an earlier pod of the same name: its uid does
+	// not match the binding's, but the current pod's does.
+	c.post(t, pods, pod("c", nil)).must(t, http.StatusCreated)
+	store.snapshot(t, key+"c")
+	c.del(t, pods+"/c", obj{"gracePeriodSeconds": 0}).must(t, http.StatusOK)
+	cur := c.post(t, pods, pod("c", nil)).must(t, http.StatusCreated)
+	bind("c", cur.str("metadata.uid")).must(t, http.StatusCreated)
+	equal(t, "nodeName", c.get(t, pods+"/c").must(t, http.StatusOK).str("spec.nodeName"), "node-1")
 }

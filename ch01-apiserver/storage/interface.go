@@ -96,6 +96,16 @@ type Interface interface {
 	Close() error
 }
 
+// CachedGetter is a storage with a cache in front of it (chapter 2's
+// watch cache). GetCached reads one key from that cache: no round trip to
+// etcd, but the value may be a moment old; ok is false when the cache
+// cannot answer. A write based on such a value must be conditional on its
+// revision, and whoever made it reads again from the store when that fails
+// (upstream's GuaranteedUpdate starts from the cached object the same way).
+type CachedGetter interface {
+	GetCached(key string) (kv KeyValue, ok bool)
+}
+
 var (
 	ErrNotFound       = errors.New("key not found")
 	ErrKeyExists      = errors.New("key exists")

@@ -173,6 +173,15 @@ func (c *Cacher) Close() error {
 	return c.underlying.Close()
 }
 
+// GetCached reads key from the watch cache (storage.CachedGetter): no
+// round trip to etcd, possibly a moment old.
+func (c *Cacher) GetCached(key string) (storage.KeyValue, bool) {
+	if wc := c.cacheFor(key); wc != nil {
+		return wc.get(key)
+	}
+	return storage.KeyValue{}, false
+}
+
 // The rest passes through.
 
 func (c *Cacher) Create(ctx context.Context, key string, value []byte) (int64, error) {

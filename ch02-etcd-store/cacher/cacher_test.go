@@ -330,6 +330,24 @@ func TestListFromCacheEqualsStore(t *testing.T) {
 			}
 			last, _ = c.CurrentRevision(ctx)
 			waitForRevision(t, c, "/registry/pods/", last)
+			// GetCached: each key as the store has it; a deleted one is not there.
+			for _, i := range []int{0, 1, 7, 11, 199} {
+				key := fmt.Sprintf("/registry/pods/ns%d/p%03d", i%4, i)
+				got, ok := c.GetCached(key)
+				want, err := under.Get(ctx, key)
+				if errors.Is(err, storage.ErrNotFound) {
+					if ok {
+						t.Errorf("GetCached(%s) = %+v, the store has no such key", key, got)
+					}
+					continue
+				}
+				if !ok || string(got.Value) != string(want.Value) || got.ModRevision != want.ModRevision || got.CreateRevision != want.CreateRevision {
+					t.Errorf("GetCached(%s) = %+v, %v; the store has %+v", key, got, ok, want)
+				}
+			}
+			if _, ok := c.GetCached("/registry/secrets/default/x"); ok {
+				t.Error("GetCached answered for a prefix the cacher does not cache")
+			}
 			for _, prefix := range []string{"/registry/pods/", "/registry/pods/ns2/"} {
 				for _, limit := range []int64{0, 7} {
 					opts := storage.ListOptions{AllowStale: true, Limit: limit}

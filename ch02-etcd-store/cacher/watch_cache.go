@@ -249,6 +249,18 @@ func (wc *watchCache) list(ctx context.Context, prefix string, opts storage.List
 	return wc.listLocked(prefix, opts), true
 }
 
+// get reads one key (ok false: the cache is not ready or has no such key).
+func (wc *watchCache) get(key string) (storage.KeyValue, bool) {
+	wc.mu.RLock()
+	defer wc.mu.RUnlock()
+	kv, ok := wc.objects[key]
+	if !wc.ready || !ok {
+		return storage.KeyValue{}, false
+	}
+	kv.Value = slices.Clone(kv.Value) // the caller owns what it reads
+	return kv, true
+}
+
 // listLocked reads a page of keys under prefix, as storage.Memory does.
 func (wc *watchCache) listLocked(prefix string, opts storage.ListOptions) storage.ListResult {
 	lo, _ := slices.BinarySearch(wc.keys, prefix)
