@@ -292,11 +292,12 @@ func (f *Framework) RunScorePlugins(ctx context.Context, state *CycleState, pod 
 				return nil, NewStatus(Error, fmt.Sprintf("running Normalize on Score plugin %q: %s", p.Name(), st.Message()))
 			}
 		}
+		weight := f.weights[p.Name()]
 		for i, s := range scores {
 			if s.Score > MaxNodeScore || s.Score < 0 {
 				return nil, NewStatus(Error, fmt.Sprintf("plugin %q returns an invalid score %v, it should in the range of [0, %v] after normalizing", p.Name(), s.Score, MaxNodeScore))
 			}
-			total[i].Score += s.Score * f.weights[p.Name()]
+			total[i].Score += s.Score * weight
 		}
 	}
 	return total, nil
