@@ -4,7 +4,7 @@ package main_test
 // ch03 binary and its three hollow nodes: pods get a node and become
 // Running with an IP, a nodeSelector is obeyed, a pod too big for any node
 // stays Pending with upstream's FailedScheduling text, taints keep pods
-// away unless tolerated.
+// away unless tolerated, a gated pod waits for its gates.
 
 import (
 	"strings"
@@ -99,6 +99,25 @@ func TestScheduling(t *testing.T) {
 	eventually("plain pod Running on hollow-node-3", func() (string, bool) {
 		out := k("get", "pod", "plain", "-o", "jsonpath={.spec.nodeName} {.status.phase}")
 		return out, out == "hollow-node-3 Running"
+	})
+
+	// Scheduling gates: the pod is not tried until its last gate is gone —
+	// STATUS SchedulingGated, no node, no FailedScheduling event.
+	k("run", "gated", "--image=nginx", `--overrides={"apiVersion":"v1","spec":{"schedulingGates":[{"name":"example.com/quota"}]}}`)
+	time.Sleep(2 * time.Second) // a scheduler that tried it would have bound it by now
+	if out := k("get", "pod", "gated", "--no-headers"); !strings.Contains(out, "SchedulingGated") {
+		t.Errorf("kubectl get pod gated: %q", out)
+	}
+	if out := k("get", "pod", "gated", "-o", `jsonpath={.spec.nodeName}|{.status.conditions[?(@.type=="PodScheduled")].reason}`); out != "|SchedulingGated" {
+		t.Errorf("gated pod: %q", out)
+	}
+	if ev := k("get", "events", "--field-selector", "involvedObject.name=gated", "-o", "jsonpath={.items[*].reason}"); ev != "" {
+		t.Errorf("events of the gated pod: %q", ev)
+	}
+	k("patch", "pod", "gated", "--type=json", `-p=[{"op":"remove","path":"/spec/schedulingGates"}]`)
+	eventually("ungated pod Running", func() (string, bool) {
+		out := k("get", "pod", "gated", "-o", "jsonpath={.status.phase}")
+		return out, out == "Running"
 	})
 
 	// Graceful deletion is finished by the hollow node.

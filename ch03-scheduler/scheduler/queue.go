@@ -30,6 +30,10 @@ const (
 //   - unschedulablePods: no node fitted; they wait for a cluster event that
 //     might change that (a node added or changed, a pod deleted), or
 //     PodMaxInUnschedulablePodsDuration.
+//
+// A pod a PreEnqueue plugin rejects (SchedulingGates: it still has gates)
+// enters none of them: it waits in gated, untried, until an update of the
+// pod lets it in (upstream keeps it in unschedulablePods, flagged Gated).
 type SchedulingQueue struct {
 	mu   sync.Mutex
 	cond *sync.Cond
@@ -41,6 +45,11 @@ type SchedulingQueue struct {
 	unschedulable map[string]*framework.QueuedPodInfo
 	unschedSince  map[string]time.Time
 	inFlight      map[string]bool
+	gated         map[string]*framework.QueuedPodInfo
+
+	// PreEnqueue says whether a pod may enter the queue
+	// (Framework.RunPreEnqueuePlugins); nil lets every pod in.
+	PreEnqueue func(*corev1.Pod) *framework.Status
 
 	// schedulingCycle counts Pops; moveRequestCycle is the cycle of the
 	// last "something changed" event. A pod that fails in a cycle that
@@ -58,7 +67,7 @@ type SchedulingQueue struct {
 func NewSchedulingQueue(less func(a, b *framework.QueuedPodInfo) bool) *SchedulingQueue {
 	q := &SchedulingQueue{less: less, now: time.Now, activeQ: newActiveQueue(less),
 		backoffQ: map[string]*framework.QueuedPodInfo{}, unschedulable: map[string]*framework.QueuedPodInfo{},
-		unschedSince: map[string]time.Time{}, inFlight: map[string]bool{}, moveRequestCycle: -1,
+		unschedSince: map[string]time.Time{}, inFlight: map[string]bool{}, gated: map[string]*framework.QueuedPodInfo{}, moveRequestCycle: -1,
 		nominator: newNominator(nil)}
 	q.cond = sync.NewCond(&q.mu)
 	return q
@@ -97,7 +106,19 @@ func (q *SchedulingQueue) Add(pod *corev1.Pod) {
 	defer q.mu.Unlock()
 	k := key(pod)
 	q.removeLocked(k)
-	q.activeQ.add(&framework.QueuedPodInfo{Pod: pod, Timestamp: q.now()})
+	q.addOrGateLocked(&framework.QueuedPodInfo{Pod: pod, Timestamp: q.now()})
+}
+
+// addOrGateLocked puts a pod into activeQ, or into gated if a PreEnqueue
+// plugin rejects it.
+func (q *SchedulingQueue) addOrGateLocked(p *framework.QueuedPodInfo) {
+	if q.PreEnqueue != nil {
+		if s := q.PreEnqueue(p.Pod); !s.IsSuccess() {
+			q.gated[key(p.Pod)] = p
+			return
+		}
+	}
+	q.activeQ.add(p)
 	q.cond.Broadcast()
 }
 
@@ -108,6 +129,12 @@ func (q *SchedulingQueue) Update(oldPod, newPod *corev1.Pod) {
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	k := key(newPod)
+	if p, ok := q.gated[k]; ok {
+		delete(q.gated, k)
+		p.Pod = newPod
+		q.addOrGateLocked(p) // in, once its last gate is gone
+		return
+	}
 	if p, ok := q.activeQ.get(k); ok {
 		p.Pod = newPod
 		q.activeQ.add(p) // its priority may have changed
@@ -127,8 +154,7 @@ func (q *SchedulingQueue) Update(oldPod, newPod *corev1.Pod) {
 		return
 	}
 	if !q.inFlight[k] {
-		q.activeQ.add(&framework.QueuedPodInfo{Pod: newPod, Timestamp: q.now()})
-		q.cond.Broadcast()
+		q.addOrGateLocked(&framework.QueuedPodInfo{Pod: newPod, Timestamp: q.now()})
 	}
 }
 
@@ -151,6 +177,7 @@ func (q *SchedulingQueue) removeLocked(k string) {
 	delete(q.backoffQ, k)
 	delete(q.unschedulable, k)
 	delete(q.unschedSince, k)
+	delete(q.gated, k)
 }
 
 // Pop waits for a pod in activeQ and takes the first by QueueSort; nil

@@ -169,3 +169,42 @@ func equalStrings(a, b []string) bool {
 	}
 	return true
 }
+
+// A pod with scheduling gates waits outside the queue, untried, until an
+// update removes its last gate (upstream's SchedulingGates PreEnqueue).
+func TestQueueGatedPods(t *testing.T) {
+	q, _ := newTestQueue()
+	q.PreEnqueue = func(p *corev1.Pod) *framework.Status { return plugins.SchedulingGates{}.PreEnqueue(t.Context(), p) }
+	gated := queuedPod("gated", 0)
+	gated.Spec.SchedulingGates = []corev1.PodSchedulingGate{{Name: "example.com/a"}, {Name: "example.com/b"}}
+	q.Add(gated)
+	q.Add(queuedPod("free", 0))
+	if p, _ := pop(t, q); p.Pod.Name != "free" {
+		t.Fatalf("popped %s", p.Pod.Name)
+	}
+	// A cluster event does not let it in.
+	q.MoveAllToActiveOrBackoffQueue("NodeAdd")
+	if a, b, u := q.Lens(); a+b+u != 0 || len(q.gated) != 1 {
+		t.Fatalf("gated pod queued: active %d backoff %d unschedulable %d gated %d", a, b, u, len(q.gated))
+	}
+	// One gate removed: still waiting.
+	one := *gated
+	one.Spec.SchedulingGates = gated.Spec.SchedulingGates[1:]
+	q.Update(gated, &one)
+	if a, _, _ := q.Lens(); a != 0 || len(q.gated) != 1 {
+		t.Fatalf("pod with one gate left: active %d gated %d", a, len(q.gated))
+	}
+	// The last one removed: in.
+	none := one
+	none.Spec.SchedulingGates = nil
+	q.Update(&one, &none)
+	if p, _ := pop(t, q); p.Pod.Name != "gated" || len(q.gated) != 0 {
+		t.Fatalf("popped %s, gated %d", p.Pod.Name, len(q.gated))
+	}
+	// Deleted while gated: forgotten.
+	q.Add(gated)
+	q.Delete(gated)
+	if len(q.gated) != 0 {
+		t.Fatal("a deleted gated pod is still held")
+	}
+}

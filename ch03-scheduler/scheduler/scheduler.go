@@ -187,6 +187,7 @@ func New(c, eventClient *client.Client, schedulerName string, log *slog.Logger) 
 		cur, ok := s.pods.GetStore().Get(p.Namespace, p.Name)
 		return ok && cur.UID == p.UID && !assigned(cur)
 	}
+	s.queue.PreEnqueue = func(p *corev1.Pod) *framework.Status { return fw.RunPreEnqueuePlugins(context.Background(), p) }
 	fw.SetHandle(framework.Handle{ClientSet: c, EventRecorder: s.recorder, PodNominator: s.queue.nominator, Logger: log})
 	s.nodes = informer.New[corev1.Node](c, informer.Options{Logger: log})
 	s.pdbs = informer.New[policyv1.PodDisruptionBudget](c, informer.Options{Logger: log})

@@ -180,6 +180,14 @@ type NodeScore struct {
 
 type Plugin interface{ Name() string }
 
+// PreEnqueuePlugin decides whether a pod may enter the active queue at
+// all; a pod one of them rejects waits, untried, until an update of the pod
+// lets it in.
+type PreEnqueuePlugin interface {
+	Plugin
+	PreEnqueue(ctx context.Context, pod *corev1.Pod) *Status
+}
+
 type QueueSortPlugin interface {
 	Plugin
 	Less(a, b *QueuedPodInfo) bool

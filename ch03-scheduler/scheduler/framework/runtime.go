@@ -12,6 +12,7 @@ import (
 // Framework runs a profile's plugins at each extension point, in the
 // order they were given. Upstream: frameworkruntime.frameworkImpl.
 type Framework struct {
+	preEnqueue []PreEnqueuePlugin
 	queueSort  QueueSortPlugin
 	preFilter  []PreFilterPlugin
 	filter     []FilterPlugin
@@ -65,6 +66,9 @@ func (f *Framework) NominatedPodsForNode(nodeName string) []*corev1.Pod {
 func New(plugins []Plugin, weights map[string]int64) (*Framework, error) {
 	f := &Framework{weights: map[string]int64{}}
 	for _, p := range plugins {
+		if q, ok := p.(PreEnqueuePlugin); ok {
+			f.preEnqueue = append(f.preEnqueue, q)
+		}
 		if q, ok := p.(QueueSortPlugin); ok {
 			if f.queueSort != nil {
 				return nil, fmt.Errorf("only one QueueSort plugin may be enabled, got %s and %s", f.queueSort.Name(), p.Name())
@@ -102,6 +106,17 @@ func New(plugins []Plugin, weights map[string]int64) (*Framework, error) {
 		return nil, fmt.Errorf("a profile needs a QueueSort and a Bind plugin")
 	}
 	return f, nil
+}
+
+// RunPreEnqueuePlugins: nil if the pod may enter the active queue, else
+// the first plugin's rejection.
+func (f *Framework) RunPreEnqueuePlugins(ctx context.Context, pod *corev1.Pod) *Status {
+	for _, p := range f.preEnqueue {
+		if s := p.PreEnqueue(ctx, pod); !s.IsSuccess() {
+			return s.WithPlugin(p.Name())
+		}
+	}
+	return nil
 }
 
 // QueueSortLess orders the active queue.

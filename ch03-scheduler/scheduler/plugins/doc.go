@@ -2,7 +2,7 @@
 // with upstream's names, messages and scores (pkg/scheduler/framework/plugins
 // in kubernetes/kubernetes). Default returns chapter 3's default profile:
 // the same plugins and order as upstream's, minus those that need what
-// chapter 3 does not have yet (volumes, SchedulingGates).
+// chapter 3 does not have yet (volumes).
 package plugins
 
 import (
@@ -15,6 +15,7 @@ import (
 // and the Score weights upstream gives them.
 func Default(c *client.Client) ([]framework.Plugin, map[string]int64) {
 	return []framework.Plugin{
+			SchedulingGates{},
 			PrioritySort{},
 			NodeUnschedulable{},
 			NodeName{},

@@ -291,3 +291,15 @@ func TestFitErrorMessage(t *testing.T) {
 		t.Errorf("FitError:\n got %q\nwant %q", got, want)
 	}
 }
+
+func TestSchedulingGatesPreEnqueue(t *testing.T) {
+	pod := &corev1.Pod{}
+	if s := (SchedulingGates{}).PreEnqueue(t.Context(), pod); !s.IsSuccess() {
+		t.Errorf("no gates: %v", s)
+	}
+	pod.Spec.SchedulingGates = []corev1.PodSchedulingGate{{Name: "example.com/quota"}, {Name: "example.com/team"}}
+	s := (SchedulingGates{}).PreEnqueue(t.Context(), pod)
+	if s.Code() != framework.UnschedulableAndUnresolvable || s.Message() != "waiting for scheduling gates: [example.com/quota example.com/team]" {
+		t.Errorf("gated: %v %q", s.Code(), s.Message())
+	}
+}
