@@ -68,6 +68,20 @@ slow kubernetes.io/no-provisioner Delete WaitForFirstConsumer true <age>`)
 	r = k.run("get", "csidrivers")
 	equalCells(t, "kubectl get csidrivers", r, `NAME ATTACHREQUIRED PODINFOONMOUNT STORAGECAPACITY TOKENREQUESTS REQUIRESREPUBLISH MODES AGE
 hostpath.csi.k8s.io true false false <unset> false Persistent <age>`)
+	// Upstream's CSIDriver strategy sets no generation on create and bumps
+	// it on each spec change; a label is no spec change.
+	generation := func() string {
+		return k.c.MustKubectl(t, "1.33", k.dir, "get", "csidriver", "hostpath.csi.k8s.io", "-o", "jsonpath={.metadata.generation}")
+	}
+	if g := generation(); g != "" {
+		t.Errorf("a new CSIDriver's generation: %q, want none", g)
+	}
+	k.exact([]string{"patch", "csidriver", "hostpath.csi.k8s.io", "--type=merge", "-p", `{"spec":{"podInfoOnMount":true}}`},
+		"csidriver.storage.k8s.io/hostpath.csi.k8s.io patched\n", "", 0)
+	k.exact([]string{"label", "csidriver", "hostpath.csi.k8s.io", "team=storage"}, "csidriver.storage.k8s.io/hostpath.csi.k8s.io labeled\n", "", 0)
+	if g := generation(); g != "1" {
+		t.Errorf("the CSIDriver's generation after one spec change: %q, want 1", g)
+	}
 
 	// A StorageClass's parameters are fixed once volumes may use them.
 	k.write("fast.yaml", strings.Replace(strings.SplitN(storageManifests, "---", 2)[0], "type: ssd", "type: hdd", 1))

@@ -125,7 +125,7 @@ func prepareForUpdate(res *scheme.Resource, obj, old metav1.Object, subresource 
 				f.Set(ov.FieldByName("Status"))
 			}
 		}
-		if res.Generation && !sameSpec(obj, old) {
+		if (res.Generation || res.GenerationOnSpecChange) && !sameSpec(obj, old) {
 			meta.Generation = oldMeta.Generation + 1
 		}
 	}

@@ -175,7 +175,7 @@ var Resources = []*Resource{
 
 	// storage.k8s.io/v1
 	{Group: "storage.k8s.io", Version: "v1", Resource: "csidrivers", Singular: "csidriver", Kind: "CSIDriver",
-		Verbs: AllVerbs, StoragePrefix: "csidrivers",
+		Verbs: AllVerbs, StoragePrefix: "csidrivers", GenerationOnSpecChange: true,
 		New: func() metav1.Object { return &storagev1.CSIDriver{} }},
 	{Group: "storage.k8s.io", Version: "v1", Resource: "csinodes", Singular: "csinode", Kind: "CSINode",
 		Verbs: AllVerbs, StoragePrefix: "csinodes",

@@ -32,6 +32,10 @@ type Resource struct {
 	StoragePrefix string
 	// Generation: metadata.generation is set on create and bumped on spec changes.
 	Generation bool
+	// GenerationOnSpecChange: metadata.generation is bumped on spec
+	// changes but not set on create, so it starts at 0 (upstream's
+	// CSIDriver strategy).
+	GenerationOnSpecChange bool
 	// NotStored: a create-only kind that is answered, never stored
 	// (SelfSubjectAccessReview, TokenReview, ...). Upstream calls these
 	// "virtual" resources; discovery gives them no storageVersionHash.
