@@ -88,6 +88,14 @@ func TestResourceDRAObjects(t *testing.T) {
 		t.Errorf("kubectl api-resources --api-group=resource.k8s.io:\n%s\nwant:\n%s", got, want)
 	}
 
+	// A kubelet's DRA plugin lists its node's slices by field selector.
+	k.exact([]string{"get", "resourceslices", "--field-selector", "spec.nodeName=worker-1,spec.driver=gpu.example.com", "-o", "name"},
+		"resourceslice.resource.k8s.io/worker-1-gpu\n", "", 0)
+	k.exact([]string{"get", "resourceslices", "--field-selector", "spec.nodeName=worker-2"}, "", "No resources found\n", 0)
+	k.exact([]string{"get", "resourceslices", "--field-selector", "spec.pool.name=worker-1"}, "",
+		`Error from server (BadRequest): Unable to find "resource.k8s.io/v1, Resource=resourceslices" that match label selector "", `+
+			`field selector "spec.pool.name=worker-1": field label not supported for resource.k8s.io/v1, Kind=ResourceSlice: spec.pool.name`+"\n", 1)
+
 	// Applying the same manifests again. kubectl 1.33 does not know
 	// resource.k8s.io/v1 types, so it sends a JSON merge patch, in which a
 	// list is replaced whole: the claim's requests (defaulted on the server)

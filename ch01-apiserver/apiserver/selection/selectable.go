@@ -10,6 +10,7 @@ import (
 	"kubik/ch01-apiserver/api/corev1"
 	"kubik/ch01-apiserver/api/eventsv1"
 	"kubik/ch01-apiserver/api/metav1"
+	"kubik/ch01-apiserver/api/resourcev1"
 )
 
 // SelectableFields returns the fields a field selector can test on obj, as
@@ -72,6 +73,12 @@ func SelectableFields(obj metav1.Object) map[string]string {
 		set["status.replicas"] = strconv.Itoa(int(o.Status.Replicas))
 	case *batchv1.Job:
 		set["status.successful"] = strconv.Itoa(int(o.Status.Succeeded))
+	case *resourcev1.ResourceSlice:
+		set["spec.nodeName"] = ""
+		if o.Spec.NodeName != nil {
+			set["spec.nodeName"] = *o.Spec.NodeName
+		}
+		set["spec.driver"] = o.Spec.Driver
 	}
 	return set
 }
@@ -99,6 +106,14 @@ var fieldLabels = map[string][]string{
 	"replicasets.apps": {"metadata.name", "metadata.namespace", "status.replicas"},
 	"jobs.batch":       {"metadata.name", "metadata.namespace", "status.successful"},
 	"certificatesigningrequests.certificates.k8s.io": {"metadata.name", "spec.signerName"},
+	// A kubelet's DRA plugin lists the slices of its node and driver.
+	"resourceslices.resource.k8s.io": {"metadata.name", "spec.nodeName", "spec.driver"},
+}
+
+// fieldLabelKinds: resources whose unsupported-field error names the kind,
+// as their conversion funcs word it upstream.
+var fieldLabelKinds = map[string]string{
+	"resourceslices.resource.k8s.io": "resource.k8s.io/v1, Kind=ResourceSlice",
 }
 
 // eventsV1Labels maps the events.k8s.io names of Event fields to the core
@@ -161,6 +176,9 @@ func convertFieldLabel(resource, label string) (string, error) {
 		if a == label {
 			return label, nil
 		}
+	}
+	if kind, ok := fieldLabelKinds[resource]; ok {
+		return "", fmt.Errorf("field label not supported for %s: %s", kind, label)
 	}
 	return "", fmt.Errorf("field label not supported: %s", label)
 }

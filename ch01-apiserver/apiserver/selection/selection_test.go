@@ -9,6 +9,7 @@ import (
 	"kubik/ch01-apiserver/api/corev1"
 	"kubik/ch01-apiserver/api/eventsv1"
 	"kubik/ch01-apiserver/api/metav1"
+	"kubik/ch01-apiserver/api/resourcev1"
 )
 
 // Upstream's TestSelectorParse: valid selectors print back without spaces.
@@ -295,6 +296,19 @@ func TestSelectableFieldsJobAndEventsV1(t *testing.T) {
 	}
 }
 
+func TestSelectableFieldsResourceSlice(t *testing.T) {
+	node := "node-1"
+	slice := &resourcev1.ResourceSlice{ObjectMeta: metav1.ObjectMeta{Name: "s"}}
+	slice.Spec.Driver = "gpu.example.com"
+	if got := SelectableFields(slice); got["spec.nodeName"] != "" || got["spec.driver"] != "gpu.example.com" {
+		t.Errorf("slice without a node: %v", got)
+	}
+	slice.Spec.NodeName = &node
+	if got := SelectableFields(slice); got["spec.nodeName"] != "node-1" || got["metadata.name"] != "s" {
+		t.Errorf("slice of node-1: %v", got)
+	}
+}
+
 func TestValidateFieldSelector(t *testing.T) {
 	for _, tc := range []struct{ resource, sel, want string }{
 		{"pods", "spec.nodeName=node-1,status.phase!=Failed", ""},
@@ -306,6 +320,8 @@ func TestValidateFieldSelector(t *testing.T) {
 		{"replicasets.apps", "status.replicas=1", ""},
 		{"jobs.batch", "status.successful=1", ""},
 		{"events", "involvedObject.name=web,involvedObject.kind=Pod", ""},
+		{"resourceslices.resource.k8s.io", "spec.nodeName=node-1,spec.driver=gpu.example.com", ""},
+		{"resourceslices.resource.k8s.io", "spec.pool.name=p", "field label not supported for resource.k8s.io/v1, Kind=ResourceSlice: spec.pool.name"},
 	} {
 		sel, err := ParseFieldSelector(tc.sel)
 		if err != nil {
