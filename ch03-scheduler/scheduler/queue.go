@@ -31,9 +31,11 @@ const (
 //     might change that (a node added or changed, a pod deleted), or
 //     PodMaxInUnschedulablePodsDuration.
 //
-// A pod a PreEnqueue plugin rejects (SchedulingGates: it still has gates)
-// enters none of them: it waits in gated, untried, until an update of the
-// pod lets it in (upstream keeps it in unschedulablePods, flagged Gated).
+// A pod a PreEnqueue plugin rejects (SchedulingGates: it still has gates;
+// DefaultPreemption: its victims are still being evicted) enters none of
+// them: it waits in gated, untried, and is checked again when it is
+// updated or a cluster event moves pods (upstream keeps it in
+// unschedulablePods, flagged Gated).
 type SchedulingQueue struct {
 	mu   sync.Mutex
 	cond *sync.Cond
@@ -238,7 +240,36 @@ func (q *SchedulingQueue) MoveAllToActiveOrBackoffQueue(event string) {
 		delete(q.unschedSince, k)
 		q.requeueLocked(p)
 	}
+	q.ungateLocked()
 	q.moveRequestCycle = q.schedulingCycle
+}
+
+// ungateLocked asks PreEnqueue again about every gated pod.
+func (q *SchedulingQueue) ungateLocked() {
+	for k, p := range q.gated {
+		delete(q.gated, k)
+		q.addOrGateLocked(p)
+	}
+}
+
+// Activate moves pod to activeQ (through PreEnqueue) from wherever it
+// waits: a plugin knows it is worth trying now (upstream: Activate).
+func (q *SchedulingQueue) Activate(pod *corev1.Pod) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	k := key(pod)
+	p, ok := q.unschedulable[k]
+	if !ok {
+		p, ok = q.backoffQ[k]
+	}
+	if !ok {
+		p, ok = q.gated[k]
+	}
+	if !ok {
+		return // in activeQ, being scheduled, or gone
+	}
+	q.removeLocked(k)
+	q.addOrGateLocked(p)
 }
 
 // MovePodsRejectedBy is MoveAllToActiveOrBackoffQueue for an event only
@@ -259,6 +290,7 @@ func (q *SchedulingQueue) MovePodsRejectedBy(event string, plugins ...string) {
 			}
 		}
 	}
+	q.ungateLocked()
 	q.moveRequestCycle = q.schedulingCycle
 }
 
@@ -268,8 +300,7 @@ func (q *SchedulingQueue) requeueLocked(p *framework.QueuedPodInfo) {
 		q.backoffQ[key(p.Pod)] = p
 		return
 	}
-	q.activeQ.add(p)
-	q.cond.Broadcast()
+	q.addOrGateLocked(p)
 }
 
 // backoffExpiry: the last attempt plus 1s doubled per attempt, at most 10s.
@@ -287,8 +318,7 @@ func (q *SchedulingQueue) flushBackoffQCompleted() {
 	for k, p := range q.backoffQ {
 		if !q.now().Before(q.backoffExpiry(p)) {
 			delete(q.backoffQ, k)
-			q.activeQ.add(p)
-			q.cond.Broadcast()
+			q.addOrGateLocked(p)
 		}
 	}
 }

@@ -208,3 +208,38 @@ func TestQueueGatedPods(t *testing.T) {
 		t.Fatal("a deleted gated pod is still held")
 	}
 }
+
+// A pod PreEnqueue turned away for a while (its preemption still evicting)
+// is asked about again when a cluster event moves pods, and Activate moves
+// a waiting pod straight back (through PreEnqueue).
+func TestQueuePreEnqueueRecheckAndActivate(t *testing.T) {
+	q, _ := newTestQueue()
+	waiting := map[string]bool{"p": true}
+	q.PreEnqueue = func(p *corev1.Pod) *framework.Status {
+		if waiting[p.Name] {
+			return framework.NewStatus(framework.UnschedulableAndUnresolvable, "waiting for the preemption for this pod to be finished")
+		}
+		return nil
+	}
+	p := queuedPod("p", 0)
+	q.Add(p)
+	q.MoveAllToActiveOrBackoffQueue("AssignedPodDelete")
+	if a, _, _ := q.Lens(); a != 0 || len(q.gated) != 1 {
+		t.Fatalf("still preempting: active %d gated %d", a, len(q.gated))
+	}
+	waiting["p"] = false
+	q.MoveAllToActiveOrBackoffQueue("AssignedPodDelete")
+	got, cycle := pop(t, q)
+	if got.Pod.Name != "p" {
+		t.Fatalf("popped %s", got.Pod.Name)
+	}
+	// Unschedulable again; Activate brings it back without an event.
+	q.AddUnschedulable(got, cycle, true)
+	if _, _, u := q.Lens(); u != 1 {
+		t.Fatalf("unschedulable %d", u)
+	}
+	q.Activate(p)
+	if a, _, u := q.Lens(); a != 1 || u != 0 {
+		t.Fatalf("after Activate: active %d unschedulable %d", a, u)
+	}
+}

@@ -200,6 +200,7 @@ func New(c, eventClient *client.Client, schedulerName string, log *slog.Logger) 
 		switch p := p.(type) {
 		case *plugins.DefaultPreemption:
 			p.PdbLister = s.pdbs.GetStore().List
+			p.Activate = s.queue.Activate
 		case *plugins.PodTopologySpread:
 			p.Listers = &plugins.Listers{
 				Services: func(namespace string) []*corev1.Service {

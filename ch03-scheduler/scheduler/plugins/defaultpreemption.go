@@ -3,6 +3,7 @@ package plugins
 import (
 	"context"
 	"math/rand/v2"
+	"sync"
 
 	"kubik/ch01-apiserver/api/corev1"
 	"kubik/ch01-apiserver/api/policyv1"
@@ -20,18 +21,32 @@ import (
 //     gone; the victims are the fewest such pods it needs gone
 //     (SelectVictimsOnNode, preemption_candidates.go).
 //  3. The best candidate (pickOneNodeForPreemption).
-//  4. Preempt (preemption_execute.go): each victim gets the condition
+//  4. Preempt (preemption_execute.go), in a goroutine, as upstream does
+//     since 1.33 (SchedulerAsyncPreemption): the scheduling cycle does not
+//     wait for the API calls. Each victim gets the condition
 //     DisruptionTarget and is deleted, gracefully; lower-priority pods
-//     nominated to that node lose their nomination.
+//     nominated to that node lose their nomination. Until the last victim's
+//     deletion is asked for, PreEnqueue keeps the pod out of the active
+//     queue.
 //  5. The pod is nominated to the node (status.nominatedNodeName, set by
 //     the scheduler) and waits in the queue; the victims' deletion brings it
 //     back, and until then the node's room is kept for it.
 //
 // Upstream: plugins/defaultpreemption/default_preemption.go and
-// framework/preemption/preemption.go, run synchronously (upstream v1.35
-// runs step 4 in a goroutine, SchedulerAsyncPreemption).
+// framework/preemption/preemption.go.
 type DefaultPreemption struct {
 	fw *framework.Framework
+
+	// preempting: the pods whose victims are being evicted
+	// (prepareCandidateAsync), by UID.
+	mu         sync.Mutex
+	preempting map[string]bool
+	running    sync.WaitGroup // the eviction goroutines (tests wait for them)
+
+	// Activate moves a pod back to the active queue (the scheduling
+	// queue's); called when an eviction failed, so that the pod does not
+	// wait for an event that will not come. nil: nothing to move.
+	Activate func(pod *corev1.Pod)
 
 	// PdbLister lists the PodDisruptionBudgets; victims whose budget would
 	// be violated are spared first. nil: none (the chapter 3 apiserver does
@@ -64,6 +79,30 @@ const (
 	msgNoCandidateSelected = "no candidate node for preemption"
 )
 
+// PreEnqueue keeps a pod out of the active queue while its victims are
+// being evicted: it would only find the node still full.
+func (pl *DefaultPreemption) PreEnqueue(_ context.Context, pod *corev1.Pod) *framework.Status {
+	pl.mu.Lock()
+	defer pl.mu.Unlock()
+	if pl.preempting[pod.UID] {
+		return framework.NewStatus(framework.UnschedulableAndUnresolvable, "waiting for the preemption for this pod to be finished")
+	}
+	return nil
+}
+
+func (pl *DefaultPreemption) setPreempting(uid string, on bool) {
+	pl.mu.Lock()
+	defer pl.mu.Unlock()
+	if pl.preempting == nil {
+		pl.preempting = map[string]bool{}
+	}
+	if on {
+		pl.preempting[uid] = true
+	} else {
+		delete(pl.preempting, uid)
+	}
+}
+
 // PostFilter prefixes the evaluation's message with "preemption: ".
 func (pl *DefaultPreemption) PostFilter(ctx context.Context, state *framework.CycleState, pod *corev1.Pod, allNodes []*framework.NodeInfo, statuses framework.NodeToStatus) (*framework.PostFilterResult, *framework.Status) {
 	result, st := pl.preempt(ctx, state, pod, allNodes, statuses)
@@ -78,7 +117,7 @@ func (pl *DefaultPreemption) PostFilter(ctx context.Context, state *framework.Cy
 //   - nominate "", Unschedulable: preemption cannot help (the nomination
 //     is cleared);
 //   - nominate the node, Success: victims are being deleted;
-//   - nil, Error: an API call failed; the pod is retried.
+//   - nil, Error: the evaluation failed; the pod is retried.
 func (pl *DefaultPreemption) preempt(ctx context.Context, state *framework.CycleState, pod *corev1.Pod, allNodes []*framework.NodeInfo, statuses framework.NodeToStatus) (*framework.PostFilterResult, *framework.Status) {
 	// 1) Is the pod eligible to preempt?
 	if ok, msg := pl.PodEligibleToPreemptOthers(pod, allNodes, statuses[pod.Status.NominatedNodeName]); !ok {
@@ -108,10 +147,8 @@ func (pl *DefaultPreemption) preempt(ctx context.Context, state *framework.Cycle
 	}
 	pl.fw.Logger().Info("the target node for the preemption is determined", "node", best.Name, "pod", pod.Namespace+"/"+pod.Name)
 
-	// 4) Evict the victims.
-	if st := pl.prepareCandidate(ctx, best, pod); !st.IsSuccess() {
-		return nil, st
-	}
+	// 4) Evict the victims, without waiting.
+	pl.prepareCandidateAsync(best, pod)
 	return framework.NewPostFilterResultWithNominatedNode(best.Name), nil
 }
 

@@ -82,6 +82,7 @@ func TestPreemptionAPI(t *testing.T) {
 	if !st.IsSuccess() || res == nil || res.NominatedNodeName != "n1" {
 		t.Fatalf("PostFilter: %v %q, %+v", st.Code(), st.Message(), res)
 	}
+	pl.waitForEvictions() // they run in a goroutine
 
 	got, err := client.Get[corev1.Pod](ctx, admin, "default", "victim")
 	if err != nil {

@@ -12,30 +12,63 @@ import (
 	"kubik/ch03-scheduler/scheduler/framework"
 )
 
-// prepareCandidate evicts the candidate's victims (those not already being
-// deleted), then clears the nomination of the lower-priority pods
-// nominated to the same node: they may no longer fit there, and cleared
-// they are retried elsewhere at once. Upstream: Evaluator.prepareCandidate.
-func (pl *DefaultPreemption) prepareCandidate(ctx context.Context, c *Candidate, pod *corev1.Pod) *framework.Status {
+// prepareCandidateAsync evicts the candidate's victims (those not already
+// being deleted) in a goroutine, then clears the nomination of the
+// lower-priority pods nominated to the same node: they may no longer fit
+// there, and cleared they are retried elsewhere at once. Upstream:
+// Evaluator.prepareCandidateAsync.
+//
+// The pod is "preempting" until the last victim's deletion is asked for:
+// that deletion is the event that brings the pod back to the queue, so
+// PreEnqueue must let it in by then. A failed call activates the pod, which
+// otherwise might wait for a deletion that never happens.
+func (pl *DefaultPreemption) prepareCandidateAsync(c *Candidate, pod *corev1.Pod) {
+	var victims []*corev1.Pod
+	for _, v := range c.Victims {
+		if v.DeletionTimestamp == nil { // graceful deletion already started: nothing to ask
+			victims = append(victims, v)
+		}
+	}
+	if len(victims) == 0 {
+		return
+	}
 	preemptPod := pl.PreemptPod
 	if preemptPod == nil {
 		preemptPod = pl.preemptPod
 	}
-	for _, victim := range c.Victims {
-		if victim.DeletionTimestamp != nil {
-			// Graceful deletion already started: nothing to ask.
-			continue
+	pl.setPreempting(pod.UID, true)
+	pl.running.Add(1)
+	go func() {
+		defer pl.running.Done()
+		// Not the cycle's context: the evictions outlive the cycle.
+		ctx := context.Background()
+		log := pl.fw.Logger()
+		failed := false
+		if err := pl.clearNominatedNodeName(ctx, getLowerPriorityNominatedPods(pl.fw, pod, c.Name)); err != nil {
+			// Not critical: the pods are retried anyway.
+			log.Error("Cannot clear 'NominatedNodeName' field", "err", err)
 		}
-		if err := preemptPod(ctx, c, pod, victim); err != nil {
-			return framework.AsStatus(err)
+		last := len(victims) - 1
+		for _, victim := range victims[:last] {
+			if err := preemptPod(ctx, c, pod, victim); err != nil {
+				failed = true
+			}
 		}
-	}
-	if err := pl.clearNominatedNodeName(ctx, getLowerPriorityNominatedPods(pl.fw, pod, c.Name)); err != nil {
-		// Not critical: the pods are retried anyway.
-		pl.fw.Logger().Error("Cannot clear 'NominatedNodeName' field", "err", err)
-	}
-	return nil
+		pl.setPreempting(pod.UID, false)
+		if err := preemptPod(ctx, c, pod, victims[last]); err != nil {
+			failed = true
+		}
+		if failed {
+			log.Error("Error occurred during async preemption", "preemptor", key(pod), "node", c.Name)
+			if pl.Activate != nil {
+				pl.Activate(pod)
+			}
+		}
+	}()
 }
+
+// waitForEvictions waits until every eviction goroutine has finished.
+func (pl *DefaultPreemption) waitForEvictions() { pl.running.Wait() }
 
 // preemptPod evicts one victim: the condition DisruptionTarget (so that
 // its controller and its user know why it goes), a graceful delete, and

@@ -2,6 +2,7 @@ package plugins
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"maps"
 	"slices"
@@ -280,7 +281,7 @@ func TestPostFilter(t *testing.T) {
 		wantMsg: "preemption: 0/1 nodes are available: 1 Insufficient cpu.",
 	}} {
 		t.Run(tc.name, func(t *testing.T) {
-			fw, _, evicted := preemptionFramework(t, tc.nominated)
+			fw, pl, evicted := preemptionFramework(t, tc.nominated)
 			var nodes []*framework.NodeInfo
 			for _, name := range slices.Sorted(maps.Keys(tc.nodes)) {
 				var taints []corev1.Taint
@@ -306,6 +307,7 @@ func TestPostFilter(t *testing.T) {
 				t.Fatalf("the preemptor fits somewhere: %v", statuses)
 			}
 			res, st := fw.RunPostFilterPlugins(ctx, state, tc.preemptor, nodes, statuses)
+			pl.waitForEvictions()
 			if st.Code() != tc.wantCode || st.Message() != tc.wantMsg {
 				t.Errorf("status %v %q, want %v %q", st.Code(), st.Message(), tc.wantCode, tc.wantMsg)
 			}
@@ -353,3 +355,58 @@ func TestRunFilterPluginsWithNominatedPods(t *testing.T) {
 }
 
 func ptr[T any](v T) *T { return &v }
+
+// The evictions run in a goroutine (upstream's SchedulerAsyncPreemption):
+// PostFilter returns at once, and until the last victim's deletion is
+// asked for, PreEnqueue keeps the preemptor out of the active queue; a
+// failed eviction activates it.
+func TestAsyncPreemption(t *testing.T) {
+	defer func(orig func(int32) int32) { getOffsetRand = orig }(getOffsetRand)
+	getOffsetRand = func(int32) int32 { return 0 }
+	fw, pl, _ := preemptionFramework(t, nil)
+	release := make(chan struct{})
+	asked := make(chan string, 2)
+	pl.PreemptPod = func(_ context.Context, _ *Candidate, _, victim *corev1.Pod) error {
+		asked <- victim.Name
+		<-release
+		if victim.Name == "lo2" {
+			return errors.New("the apiserver said no")
+		}
+		return nil
+	}
+	var activated []string
+	pl.Activate = func(p *corev1.Pod) { activated = append(activated, p.Name) }
+
+	preemptor := prioPod("p", 1000, "4", -1)
+	nodes := []*framework.NodeInfo{framework.NewNodeInfo(node("n1", nil, "4", "8Gi"),
+		onNode(prioPod("lo1", 100, "2", 0), "n1"), onNode(prioPod("lo2", 100, "2", 1), "n1"))}
+	ctx := context.Background()
+	state := framework.NewCycleState()
+	fw.RunPreFilterPlugins(ctx, state, preemptor, nodes)
+	statuses := framework.NodeToStatus{"n1": fw.RunFilterPlugins(ctx, state, preemptor, nodes[0])}
+	res, st := fw.RunPostFilterPlugins(ctx, state, preemptor, nodes, statuses)
+	if !st.IsSuccess() || res == nil || res.NominatedNodeName != "n1" {
+		t.Fatalf("PostFilter: %v %q %+v", st.Code(), st.Message(), res)
+	}
+	// The first victim's eviction has started and hangs: the preemptor waits.
+	if v := <-asked; v != "lo1" {
+		t.Fatalf("first victim %s", v)
+	}
+	if s := fw.RunPreEnqueuePlugins(ctx, preemptor); s.Code() != framework.UnschedulableAndUnresolvable ||
+		s.Message() != "waiting for the preemption for this pod to be finished" {
+		t.Errorf("PreEnqueue while preempting: %v %q", s.Code(), s.Message())
+	}
+	release <- struct{}{}
+	// The last victim's eviction is being asked for: the pod may come back.
+	if v := <-asked; v != "lo2" {
+		t.Fatalf("last victim %s", v)
+	}
+	if s := fw.RunPreEnqueuePlugins(ctx, preemptor); !s.IsSuccess() {
+		t.Errorf("PreEnqueue during the last eviction: %v %q", s.Code(), s.Message())
+	}
+	close(release)
+	pl.waitForEvictions()
+	if !slices.Equal(activated, []string{"p"}) {
+		t.Errorf("activated after a failed eviction: %v", activated)
+	}
+}
