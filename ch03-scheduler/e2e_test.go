@@ -4,9 +4,12 @@ package main_test
 // ch03 binary and its three hollow nodes: pods get a node and become
 // Running with an IP, a nodeSelector is obeyed, a pod too big for any node
 // stays Pending with upstream's FailedScheduling text, taints keep pods
-// away unless tolerated, a gated pod waits for its gates.
+// away unless tolerated, a gated pod waits for its gates, a pod waits for
+// its claim to be bound and goes where its volume is.
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -118,6 +121,60 @@ func TestScheduling(t *testing.T) {
 	eventually("ungated pod Running", func() (string, bool) {
 		out := k("get", "pod", "gated", "-o", "jsonpath={.status.phase}")
 		return out, out == "Running"
+	})
+
+	// A claim nobody bound yet: unschedulable everywhere. Chapter 3 has no
+	// PersistentVolume controller, so the test binds it as that
+	// controller would; the claim's update brings the pod back, and the
+	// volume's node affinity picks the node.
+	k("taint", "node", "hollow-node-1", "dedicated-")
+	k("taint", "node", "hollow-node-2", "dedicated-")
+	apply := func(manifest string) {
+		t.Helper()
+		f := filepath.Join(t.TempDir(), "manifest.yaml")
+		if err := os.WriteFile(f, []byte(manifest), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		k("apply", "-f", f)
+	}
+	apply(`apiVersion: v1
+kind: PersistentVolumeClaim
+metadata:
+  name: data
+spec:
+  storageClassName: ""
+  accessModes: [ReadWriteOnce]
+  resources:
+    requests:
+      storage: 1Gi
+`)
+	k("run", "db", "--image=nginx", `--overrides={"apiVersion":"v1","spec":{"volumes":[{"name":"data","persistentVolumeClaim":{"claimName":"data"}}],"containers":[{"name":"db","image":"nginx","volumeMounts":[{"name":"data","mountPath":"/data"}]}]}}`)
+	const pvcMsg = "0/3 nodes are available: pod has unbound immediate PersistentVolumeClaims. no new claims to deallocate, preemption: 0/3 nodes are available: 3 Preemption is not helpful for scheduling."
+	eventually("db pod waits for its claim", func() (string, bool) {
+		out := k("get", "pod", "db", "-o", `jsonpath={.status.phase}|{.status.conditions[?(@.type=="PodScheduled")].message}`)
+		return out, out == "Pending|"+pvcMsg
+	})
+	apply(`apiVersion: v1
+kind: PersistentVolume
+metadata:
+  name: pv-data
+spec:
+  storageClassName: ""
+  capacity:
+    storage: 1Gi
+  accessModes: [ReadWriteOnce]
+  hostPath:
+    path: /tmp/pv-data
+  nodeAffinity:
+    required:
+      nodeSelectorTerms:
+      - matchExpressions:
+        - {key: kubernetes.io/hostname, operator: In, values: [hollow-node-3]}
+`)
+	k("patch", "pvc", "data", "--type=merge", `-p={"metadata":{"annotations":{"pv.kubernetes.io/bind-completed":"yes"}},"spec":{"volumeName":"pv-data"}}`)
+	eventually("db pod Running on the volume's node", func() (string, bool) {
+		out := k("get", "pod", "db", "-o", "jsonpath={.spec.nodeName} {.status.phase}")
+		return out, out == "hollow-node-3 Running"
 	})
 
 	// Graceful deletion is finished by the hollow node.

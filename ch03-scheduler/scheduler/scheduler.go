@@ -35,6 +35,7 @@ import (
 	"kubik/ch01-apiserver/api/corev1"
 	"kubik/ch01-apiserver/api/metav1"
 	"kubik/ch01-apiserver/api/policyv1"
+	"kubik/ch01-apiserver/api/storagev1"
 	"kubik/ch01-apiserver/pki"
 	"kubik/ch03-scheduler/client"
 	"kubik/ch03-scheduler/informer"
@@ -82,7 +83,11 @@ type Scheduler struct {
 	rcs      *informer.Informer[corev1.ReplicationController, *corev1.ReplicationController]
 	rss      *informer.Informer[appsv1.ReplicaSet, *appsv1.ReplicaSet]
 	sss      *informer.Informer[appsv1.StatefulSet, *appsv1.StatefulSet]
-	recorder *Recorder
+	// Claims, volumes and classes, for VolumeBinding.
+	pvcs           *informer.Informer[corev1.PersistentVolumeClaim, *corev1.PersistentVolumeClaim]
+	pvs            *informer.Informer[corev1.PersistentVolume, *corev1.PersistentVolume]
+	storageClasses *informer.Informer[storagev1.StorageClass, *storagev1.StorageClass]
+	recorder       *Recorder
 	log      *slog.Logger
 
 	// percentageOfNodesToScore: 0 is upstream's default, adaptive (see
@@ -128,11 +133,13 @@ func Run(ctx context.Context, cfg Config) error {
 	// Informers first, as upstream: a new leader starts with warm caches.
 	go s.pods.Run(ctx)
 	go s.nodes.Run(ctx)
-	for _, run := range []func(context.Context){s.pdbs.Run, s.services.Run, s.rcs.Run, s.rss.Run, s.sss.Run} {
+	for _, run := range []func(context.Context){s.pdbs.Run, s.services.Run, s.rcs.Run, s.rss.Run, s.sss.Run,
+		s.pvcs.Run, s.pvs.Run, s.storageClasses.Run} {
 		go run(ctx)
 	}
 	if !informer.WaitForCacheSync(ctx, s.pods.HasSynced, s.nodes.HasSynced, s.pdbs.HasSynced,
-		s.services.HasSynced, s.rcs.HasSynced, s.rss.HasSynced, s.sss.HasSynced) {
+		s.services.HasSynced, s.rcs.HasSynced, s.rss.HasSynced, s.sss.HasSynced,
+		s.pvcs.HasSynced, s.pvs.HasSynced, s.storageClasses.HasSynced) {
 		return ctx.Err()
 	}
 	log.Info("caches synced", "nodes", s.nodes.GetStore().Len(), "pods", s.pods.GetStore().Len())
@@ -196,6 +203,9 @@ func New(c, eventClient *client.Client, schedulerName string, log *slog.Logger) 
 	s.rcs = informer.New[corev1.ReplicationController](c, informer.Options{Logger: log})
 	s.rss = informer.New[appsv1.ReplicaSet](c, informer.Options{Logger: log})
 	s.sss = informer.New[appsv1.StatefulSet](c, informer.Options{Logger: log})
+	s.pvcs = informer.New[corev1.PersistentVolumeClaim](c, informer.Options{Logger: log})
+	s.pvs = informer.New[corev1.PersistentVolume](c, informer.Options{Logger: log})
+	s.storageClasses = informer.New[storagev1.StorageClass](c, informer.Options{Logger: log})
 	for _, p := range pl {
 		switch p := p.(type) {
 		case *plugins.DefaultPreemption:
@@ -209,6 +219,12 @@ func New(c, eventClient *client.Client, schedulerName string, log *slog.Logger) 
 				ReplicationController: s.rcs.GetStore().Get,
 				ReplicaSet:            s.rss.GetStore().Get,
 				StatefulSet:           s.sss.GetStore().Get,
+			}
+		case *plugins.VolumeBinding:
+			p.Listers = &plugins.VolumeListers{
+				Claim:        s.pvcs.GetStore().Get,
+				Volume:       func(name string) (*corev1.PersistentVolume, bool) { return s.pvs.GetStore().Get("", name) },
+				StorageClass: func(name string) (*storagev1.StorageClass, bool) { return s.storageClasses.GetStore().Get("", name) },
 			}
 		}
 	}
@@ -267,6 +283,19 @@ func (s *Scheduler) addEventHandlers() {
 			s.queue.MovePodsRejectedBy("NodeDelete", "PodTopologySpread")
 		},
 	})
+	s.pvcs.AddEventHandler(volumeEvents[corev1.PersistentVolumeClaim](s, "PersistentVolumeClaim"))
+	s.pvs.AddEventHandler(volumeEvents[corev1.PersistentVolume](s, "PersistentVolume"))
+	s.storageClasses.AddEventHandler(volumeEvents[storagev1.StorageClass](s, "StorageClass"))
+}
+
+// volumeEvents: a claim, a volume or a class added or changed may let a
+// pod VolumeBinding rejected in (a claim bound by the PersistentVolume
+// controller, most often).
+func volumeEvents[T any](s *Scheduler, kind string) informer.ResourceEventHandlerFuncs[T] {
+	return informer.ResourceEventHandlerFuncs[T]{
+		AddFunc:    func(*T) { s.queue.MovePodsRejectedBy(kind+"Add", "VolumeBinding") },
+		UpdateFunc: func(_, _ *T) { s.queue.MovePodsRejectedBy(kind+"Update", "VolumeBinding") },
+	}
 }
 
 // podAddOrLabelPlugins are the plugins whose verdict another pod's arrival

@@ -1,8 +1,9 @@
 // Package plugins holds the scheduler's in-tree plugins, one file each,
 // with upstream's names, messages and scores (pkg/scheduler/framework/plugins
 // in kubernetes/kubernetes). Default returns chapter 3's default profile:
-// the same plugins and order as upstream's, minus those that need what
-// chapter 3 does not have yet (volumes).
+// the same plugins and order as upstream's, minus the volume plugins that
+// need what Kubik does not have (VolumeRestrictions, NodeVolumeLimits,
+// VolumeZone: in-tree and CSI volume types).
 package plugins
 
 import (
@@ -23,6 +24,7 @@ func Default(c *client.Client) ([]framework.Plugin, map[string]int64) {
 			NodeAffinity{},
 			NodePorts{},
 			NodeResourcesFit{},
+			&VolumeBinding{},
 			&PodTopologySpread{},
 			&InterPodAffinity{HardPodAffinityWeight: corev1.DefaultHardPodAffinitySymmetricWeight},
 			DynamicResources{},
