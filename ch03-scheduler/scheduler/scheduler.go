@@ -88,7 +88,7 @@ type Scheduler struct {
 	pvs            *informer.Informer[corev1.PersistentVolume, *corev1.PersistentVolume]
 	storageClasses *informer.Informer[storagev1.StorageClass, *storagev1.StorageClass]
 	recorder       *Recorder
-	log      *slog.Logger
+	log            *slog.Logger
 
 	// percentageOfNodesToScore: 0 is upstream's default, adaptive (see
 	// numFeasibleNodesToFind).

@@ -50,7 +50,9 @@ const (
 const volumeBindingStateKey = "PreFilterVolumeBinding"
 
 // volumeBindingState: the pod's bound claims, for Filter.
-type volumeBindingState struct{ bound []*corev1.PersistentVolumeClaim }
+type volumeBindingState struct {
+	bound []*corev1.PersistentVolumeClaim
+}
 
 func (VolumeBinding) Name() string { return "VolumeBinding" }
 
