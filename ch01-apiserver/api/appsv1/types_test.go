@@ -1,11 +1,12 @@
 package appsv1
 
 import (
-	"bytes"
 	"encoding/json"
 	"os"
 	"reflect"
 	"testing"
+
+	"kubik/ch01-apiserver/api/apitest"
 )
 
 // roundTrip decodes a real server's JSON strictly into v, encodes it again and
@@ -17,25 +18,7 @@ func roundTrip(t *testing.T, file string, v any) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	dec := json.NewDecoder(bytes.NewReader(in))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(v); err != nil {
-		t.Fatalf("%s: %v", file, err)
-	}
-	out, err := json.Marshal(v)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var want, got map[string]any
-	if err := json.Unmarshal(in, &want); err != nil {
-		t.Fatal(err)
-	}
-	if err := json.Unmarshal(out, &got); err != nil {
-		t.Fatal(err)
-	}
-	if !reflect.DeepEqual(want, got) {
-		t.Errorf("%s: re-encoded JSON differs:\nwant %s\n got %s", file, in, out)
-	}
+	apitest.RoundTrip(t, in, v)
 }
 
 func TestDeploymentRoundTrip(t *testing.T) {

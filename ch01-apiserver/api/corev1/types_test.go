@@ -4,9 +4,9 @@ import (
 	"bytes"
 	"encoding/json"
 	"os"
-	"reflect"
 	"testing"
 
+	"kubik/ch01-apiserver/api/apitest"
 	"kubik/ch01-apiserver/api/metav1"
 )
 
@@ -46,25 +46,7 @@ func TestRealObjectsRoundTrip(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			dec := json.NewDecoder(bytes.NewReader(in))
-			dec.DisallowUnknownFields()
-			if err := dec.Decode(tc.obj); err != nil {
-				t.Fatalf("strict decode: %v", err)
-			}
-			out, err := json.Marshal(tc.obj)
-			if err != nil {
-				t.Fatal(err)
-			}
-			var want, got map[string]any
-			if err := json.Unmarshal(in, &want); err != nil {
-				t.Fatal(err)
-			}
-			if err := json.Unmarshal(out, &got); err != nil {
-				t.Fatal(err)
-			}
-			if !reflect.DeepEqual(want, got) {
-				t.Errorf("round trip differs\nwant: %s\ngot:  %s", in, out)
-			}
+			apitest.RoundTrip(t, in, tc.obj)
 		})
 	}
 }
