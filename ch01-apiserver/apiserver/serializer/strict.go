@@ -148,23 +148,31 @@ func (w *strictWalker) value(t reflect.Type, emit bool) {
 	}
 }
 
+// next moves to element (or member) i of the array or object being read,
+// past the comma before it; false when the container ends instead, its
+// closing byte end consumed.
+func (w *strictWalker) next(end byte, i int) bool {
+	w.skipSpace()
+	if w.data[w.pos] == end {
+		w.pos++
+		return false
+	}
+	if i > 0 {
+		w.pos++ // ','
+		w.skipSpace()
+	}
+	return true
+}
+
 // array consumes an array whose elements decode into info.elem.
 func (w *strictWalker) array(info *typeInfo, emit bool) {
 	w.pos++ // '['
 	if emit {
 		w.out.WriteByte('[')
 	}
-	for i := 0; ; i++ {
-		w.skipSpace()
-		if w.data[w.pos] == ']' {
-			w.pos++
-			break
-		}
-		if i > 0 {
-			w.pos++ // ','
-			if emit {
-				w.out.WriteByte(',')
-			}
+	for i := 0; w.next(']', i); i++ {
+		if i > 0 && emit {
+			w.out.WriteByte(',')
 		}
 		mark := len(w.stack)
 		w.pushIndex(i)
@@ -185,16 +193,7 @@ func (w *strictWalker) object(info *typeInfo, emit bool) {
 	}
 	var seen map[string]bool
 	first := true
-	for i := 0; ; i++ {
-		w.skipSpace()
-		if w.data[w.pos] == '}' {
-			w.pos++
-			break
-		}
-		if i > 0 {
-			w.pos++ // ','
-			w.skipSpace()
-		}
+	for i := 0; w.next('}', i); i++ {
 		keyStart := w.pos
 		key := w.str()
 		keyEnd := w.pos
