@@ -49,8 +49,8 @@ type DefaultPreemption struct {
 	Activate func(pod *corev1.Pod)
 
 	// PdbLister lists the PodDisruptionBudgets; victims whose budget would
-	// be violated are spared first. nil: none (the chapter 3 apiserver does
-	// not serve policy/v1 yet, so budgets are not considered).
+	// be violated are spared first (the scheduler's policy/v1 informer).
+	// nil: no budgets are considered.
 	PdbLister func() []*policyv1.PodDisruptionBudget
 
 	// PreemptPod evicts one victim through the apiserver; tests replace it.

@@ -12,11 +12,11 @@ import (
 	"kubik/ch03-scheduler/scheduler/framework"
 )
 
-// prepareCandidateAsync evicts the candidate's victims (those not already
-// being deleted) in a goroutine, then clears the nomination of the
-// lower-priority pods nominated to the same node: they may no longer fit
-// there, and cleared they are retried elsewhere at once. Upstream:
-// Evaluator.prepareCandidateAsync.
+// prepareCandidateAsync, in a goroutine, clears the nomination of the
+// lower-priority pods nominated to the candidate's node (they may no longer
+// fit there, and cleared they are retried elsewhere at once), then evicts
+// the victims not already being deleted; with no such victim it does
+// nothing. Upstream: Evaluator.prepareCandidateAsync.
 //
 // The pod is "preempting" until the last victim's deletion is asked for:
 // that deletion is the event that brings the pod back to the queue, so
