@@ -87,8 +87,13 @@ type Scheduler struct {
 	pvcs           *informer.Informer[corev1.PersistentVolumeClaim, *corev1.PersistentVolumeClaim]
 	pvs            *informer.Informer[corev1.PersistentVolume, *corev1.PersistentVolume]
 	storageClasses *informer.Informer[storagev1.StorageClass, *storagev1.StorageClass]
-	recorder       *Recorder
-	log            *slog.Logger
+	// informers: all of the above, for Run to start and wait for.
+	informers []interface {
+		Run(context.Context)
+		HasSynced() bool
+	}
+	recorder *Recorder
+	log      *slog.Logger
 
 	// percentageOfNodesToScore: 0 is upstream's default, adaptive (see
 	// numFeasibleNodesToFind).
@@ -131,15 +136,12 @@ func Run(ctx context.Context, cfg Config) error {
 	}
 
 	// Informers first, as upstream: a new leader starts with warm caches.
-	go s.pods.Run(ctx)
-	go s.nodes.Run(ctx)
-	for _, run := range []func(context.Context){s.pdbs.Run, s.services.Run, s.rcs.Run, s.rss.Run, s.sss.Run,
-		s.pvcs.Run, s.pvs.Run, s.storageClasses.Run} {
-		go run(ctx)
+	var synced []func() bool
+	for _, inf := range s.informers {
+		go inf.Run(ctx)
+		synced = append(synced, inf.HasSynced)
 	}
-	if !informer.WaitForCacheSync(ctx, s.pods.HasSynced, s.nodes.HasSynced, s.pdbs.HasSynced,
-		s.services.HasSynced, s.rcs.HasSynced, s.rss.HasSynced, s.sss.HasSynced,
-		s.pvcs.HasSynced, s.pvs.HasSynced, s.storageClasses.HasSynced) {
+	if !informer.WaitForCacheSync(ctx, synced...) {
 		return ctx.Err()
 	}
 	log.Info("caches synced", "nodes", s.nodes.GetStore().Len(), "pods", s.pods.GetStore().Len())
@@ -206,6 +208,7 @@ func New(c, eventClient *client.Client, schedulerName string, log *slog.Logger) 
 	s.pvcs = informer.New[corev1.PersistentVolumeClaim](c, informer.Options{Logger: log})
 	s.pvs = informer.New[corev1.PersistentVolume](c, informer.Options{Logger: log})
 	s.storageClasses = informer.New[storagev1.StorageClass](c, informer.Options{Logger: log})
+	s.informers = append(s.informers, s.pods, s.nodes, s.pdbs, s.services, s.rcs, s.rss, s.sss, s.pvcs, s.pvs, s.storageClasses)
 	for _, p := range pl {
 		switch p := p.(type) {
 		case *plugins.DefaultPreemption:
