@@ -37,9 +37,16 @@ func RequiredNodeAffinityMatches(pod *corev1.Pod, node *corev1.Node) bool {
 	if a == nil || a.NodeAffinity == nil || a.NodeAffinity.RequiredDuringSchedulingIgnoredDuringExecution == nil {
 		return true
 	}
-	for _, term := range a.NodeAffinity.RequiredDuringSchedulingIgnoredDuringExecution.NodeSelectorTerms {
-		if TermMatches(&term, node) {
-			return true // terms are ORed
+	return nodeSelectorMatches(a.NodeAffinity.RequiredDuringSchedulingIgnoredDuringExecution, node)
+}
+
+// nodeSelectorMatches: one of the selector's terms matches the node (terms
+// are ORed). A pod's required node affinity and a PersistentVolume's
+// nodeAffinity are such selectors.
+func nodeSelectorMatches(sel *corev1.NodeSelector, node *corev1.Node) bool {
+	for i := range sel.NodeSelectorTerms {
+		if TermMatches(&sel.NodeSelectorTerms[i], node) {
+			return true
 		}
 	}
 	return false

@@ -137,16 +137,6 @@ func (pl VolumeBinding) Filter(_ context.Context, state *framework.CycleState, _
 	return nil
 }
 
-// nodeSelectorMatches: one of the selector's terms matches the node.
-func nodeSelectorMatches(sel *corev1.NodeSelector, node *corev1.Node) bool {
-	for i := range sel.NodeSelectorTerms {
-		if TermMatches(&sel.NodeSelectorTerms[i], node) {
-			return true
-		}
-	}
-	return false
-}
-
 func appendReason(reasons []string, r string) []string {
 	for _, have := range reasons {
 		if have == r {
