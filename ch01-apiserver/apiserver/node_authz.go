@@ -297,7 +297,7 @@ func podReferences(pod *corev1.Pod) map[string][]string {
 			add("persistentvolumeclaims", v.PersistentVolumeClaim.ClaimName)
 		}
 		if v.Ephemeral != nil {
-			add("persistentvolumeclaims", pod.Name+"-"+v.Name)
+			add("persistentvolumeclaims", corev1.EphemeralVolumeClaimName(pod, &v))
 		}
 		if v.Projected != nil {
 			for _, p := range v.Projected.Sources {

@@ -58,3 +58,10 @@ func (t *Toleration) ToleratesTaint(taint *Taint) bool {
 	}
 	return false
 }
+
+// EphemeralVolumeClaimName is the name of the PersistentVolumeClaim made
+// for pod's ephemeral volume vol: "<pod>-<volume>". Upstream:
+// component-helpers/storage/ephemeral.VolumeClaimName.
+func EphemeralVolumeClaimName(pod *Pod, vol *Volume) string {
+	return pod.Name + "-" + vol.Name
+}

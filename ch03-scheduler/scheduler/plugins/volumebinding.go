@@ -68,7 +68,7 @@ func (pl VolumeBinding) PreFilter(_ context.Context, state *framework.CycleState
 		case vol.PersistentVolumeClaim != nil:
 			name = vol.PersistentVolumeClaim.ClaimName
 		case vol.Ephemeral != nil:
-			name, ephemeral = pod.Name+"-"+vol.Name, true // upstream's ephemeral.VolumeClaimName
+			name, ephemeral = corev1.EphemeralVolumeClaimName(pod, &vol), true
 		default:
 			continue
 		}
