@@ -107,3 +107,18 @@ func TestReadManifests(t *testing.T) {
 		t.Errorf("errs %v", errs)
 	}
 }
+
+// TestStaticPodAliasBomb: a manifest of nested YAML aliases is refused, not
+// expanded (the same converter as the apiserver's YAML bodies).
+func TestStaticPodAliasBomb(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("apiVersion: v1\nkind: Pod\nmetadata: {name: bomb}\nx0: &x0 [\"lol\"]\n")
+	for i := 1; i <= 9; i++ {
+		b.WriteString("x" + string(rune('0'+i)) + ": &x" + string(rune('0'+i)) + " [" +
+			strings.TrimSuffix(strings.Repeat("*x"+string(rune('0'+i-1))+",", 10), ",") + "]\n")
+	}
+	_, err := StaticPodFromManifest([]byte(b.String()), "file", "node")
+	if err == nil || err.Error() != "yaml: document contains excessive aliasing" {
+		t.Fatalf("got %v, want excessive aliasing", err)
+	}
+}

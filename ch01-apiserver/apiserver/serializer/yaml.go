@@ -10,6 +10,7 @@ package serializer
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math"
 	"mime"
@@ -54,7 +55,7 @@ func YAMLToJSON(y []byte) ([]byte, error) {
 	if err := yaml.Unmarshal(y, &doc); err != nil {
 		return nil, err
 	}
-	c := &yamlConverter{}
+	c := &yamlConverter{maxAliasedBytes: max(minAliasedBytes, aliasedBytesPerInputByte*len(y))}
 	var obj any
 	if doc.Kind == yaml.DocumentNode && len(doc.Content) > 0 {
 		var err error
@@ -74,16 +75,85 @@ func YAMLToJSON(y []byte) ([]byte, error) {
 
 // yamlConverter walks a yaml.v3 node tree and builds JSON-able values with
 // the YAML 1.1 resolution rules of go-yaml v2, which upstream still uses.
+//
+// yaml.v3 parses aliases into references to the anchored node without
+// expanding them; expanding is this converter's job, so its guard against
+// "billion laughs" documents (CVE-2019-11253) is this converter's job too.
+// It counts as go-yaml v2 does (decodeCount, aliasCount, the allowed alias
+// ratio) and fails with go-yaml's message, and it also bounds the bytes of
+// scalars copied through aliases, which the ratio alone does not: one long
+// anchored string aliased a hundred times stays under the ratio.
 type yamlConverter struct {
 	duplicates []string
+
+	decodeCount     int // nodes converted
+	aliasCount      int // of them, nodes converted through an alias
+	aliasDepth      int // how many aliases the current node is reached through
+	aliasedBytes    int // scalar bytes converted through an alias
+	maxAliasedBytes int
 }
 
 // maxYAMLDepth bounds recursion through nested nodes and aliases.
 const maxYAMLDepth = 10000
 
+// The alias expansion budget: scalar bytes copied through aliases may reach
+// aliasedBytesPerInputByte times the document's size, and at least
+// minAliasedBytes.
+const (
+	aliasedBytesPerInputByte = 10
+	minAliasedBytes          = 1 << 20
+)
+
+// errExcessiveAliasing is go-yaml's error for an alias bomb; upstream's
+// apiserver answers it with 400 Bad Request.
+var errExcessiveAliasing = errors.New("yaml: document contains excessive aliasing")
+
+// allowedAliasRatio is go-yaml v2's: up to 400,000 decode operations 99 %
+// of the nodes may come from aliases, from 4,000,000 on only 10 %, scaled
+// linearly in between.
+func allowedAliasRatio(decodeCount int) float64 {
+	const low, high = 400000, 4000000
+	switch {
+	case decodeCount <= low:
+		return 0.99
+	case decodeCount >= high:
+		return 0.10
+	default:
+		return 0.99 - 0.89*(float64(decodeCount-low)/float64(high-low))
+	}
+}
+
+// count charges one node to the budget, as go-yaml v2's decoder does at
+// every node it decodes.
+func (c *yamlConverter) count() error {
+	c.decodeCount++
+	if c.aliasDepth > 0 {
+		c.aliasCount++
+	}
+	if c.aliasCount > 100 && c.decodeCount > 1000 && float64(c.aliasCount)/float64(c.decodeCount) > allowedAliasRatio(c.decodeCount) {
+		return errExcessiveAliasing
+	}
+	return nil
+}
+
+// throughAlias follows alias nodes to the anchored node; entered is how many
+// it followed (the caller adds them to aliasDepth while it converts the node).
+func throughAlias(n *yaml.Node) (target *yaml.Node, entered int) {
+	for n.Kind == yaml.AliasNode && n.Alias != nil {
+		n, entered = n.Alias, entered+1
+		if entered > maxYAMLDepth {
+			break
+		}
+	}
+	return n, entered
+}
+
 func (c *yamlConverter) convert(n *yaml.Node, depth int) (any, error) {
 	if depth > maxYAMLDepth {
 		return nil, fmt.Errorf("yaml: exceeded max depth of %d", maxYAMLDepth)
+	}
+	if err := c.count(); err != nil {
+		return nil, err
 	}
 	switch n.Kind {
 	case yaml.DocumentNode:
@@ -95,6 +165,8 @@ func (c *yamlConverter) convert(n *yaml.Node, depth int) (any, error) {
 		if n.Alias == nil {
 			return nil, nil
 		}
+		c.aliasDepth++
+		defer func() { c.aliasDepth-- }()
 		return c.convert(n.Alias, depth+1)
 	case yaml.SequenceNode:
 		list := make([]any, 0, len(n.Content))
@@ -113,6 +185,11 @@ func (c *yamlConverter) convert(n *yaml.Node, depth int) (any, error) {
 		}
 		return m, nil
 	case yaml.ScalarNode:
+		if c.aliasDepth > 0 {
+			if c.aliasedBytes += len(n.Value); c.aliasedBytes > c.maxAliasedBytes {
+				return nil, errExcessiveAliasing
+			}
+		}
 		return resolveScalar(n)
 	}
 	return nil, nil
@@ -148,29 +225,43 @@ func (c *yamlConverter) mapping(n *yaml.Node, m map[string]any, depth int, repor
 		m[key] = v
 	}
 	for _, mn := range merges {
-		for mn.Kind == yaml.AliasNode && mn.Alias != nil {
-			mn = mn.Alias
+		if err := c.merge(mn, m, seen, depth); err != nil {
+			return err
 		}
-		sources := []*yaml.Node{mn}
-		if mn.Kind == yaml.SequenceNode {
-			sources = mn.Content
+	}
+	return nil
+}
+
+// merge adds to m the keys of a merge key's value (a mapping or a sequence
+// of mappings, usually aliases) that m does not set itself. What it copies
+// through aliases is charged to the alias budget like any alias.
+func (c *yamlConverter) merge(mn *yaml.Node, m map[string]any, seen map[string]bool, depth int) error {
+	if err := c.count(); err != nil {
+		return err
+	}
+	mn, entered := throughAlias(mn)
+	c.aliasDepth += entered
+	defer func() { c.aliasDepth -= entered }()
+	sources := []*yaml.Node{mn}
+	if mn.Kind == yaml.SequenceNode {
+		sources = mn.Content
+	}
+	for _, src := range sources {
+		src, entered := throughAlias(src)
+		if src.Kind != yaml.MappingNode {
+			return fmt.Errorf("yaml: map merge requires map or sequence of maps as the value")
 		}
-		for _, src := range sources {
-			for src.Kind == yaml.AliasNode && src.Alias != nil {
-				src = src.Alias
-			}
-			if src.Kind != yaml.MappingNode {
-				return fmt.Errorf("yaml: map merge requires map or sequence of maps as the value")
-			}
-			merged := map[string]any{}
-			if err := c.mapping(src, merged, depth+1, false); err != nil {
-				return err
-			}
-			for k, v := range merged {
-				if !seen[k] {
-					m[k] = v
-					seen[k] = true
-				}
+		merged := map[string]any{}
+		c.aliasDepth += entered
+		err := c.mapping(src, merged, depth+1, false)
+		c.aliasDepth -= entered
+		if err != nil {
+			return err
+		}
+		for k, v := range merged {
+			if !seen[k] {
+				m[k] = v
+				seen[k] = true
 			}
 		}
 	}
