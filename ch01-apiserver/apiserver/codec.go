@@ -3,6 +3,7 @@ package apiserver
 import (
 	"encoding/json"
 	"fmt"
+	"math"
 	"strconv"
 
 	"kubik/ch01-apiserver/api/metav1"
@@ -82,13 +83,19 @@ func deepCopy(res *scheme.Resource, obj metav1.Object) metav1.Object {
 	return out
 }
 
+// parseRV reads a resourceVersion parameter; a malformed one is described
+// as upstream's APIObjectVersioner describes it. (Upstream answers a get or
+// watch with such a version with 500; here it is the client's 400.)
 func parseRV(s string) (int64, error) {
 	if s == "" {
 		return 0, nil
 	}
-	v, err := strconv.ParseInt(s, 10, 64)
-	if err != nil || v < 0 {
-		return 0, fmt.Errorf("invalid resource version %q", s)
+	v, err := strconv.ParseUint(s, 10, 64)
+	if err == nil && v > math.MaxInt64 {
+		err = &strconv.NumError{Func: "ParseUint", Num: s, Err: strconv.ErrRange}
 	}
-	return v, nil
+	if err != nil {
+		return 0, fmt.Errorf("resourceVersion: Invalid value: %q: %v", s, err)
+	}
+	return int64(v), nil
 }

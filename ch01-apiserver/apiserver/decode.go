@@ -8,6 +8,7 @@ import (
 	"io"
 	"mime"
 	"net/http"
+	"strings"
 
 	"kubik/ch01-apiserver/api/metav1"
 	"kubik/ch01-apiserver/api/scheme"
@@ -29,6 +30,35 @@ const (
 )
 
 var supportedBodyTypes = []string{mediaJSON, mediaYAML, mediaProtobuf}
+
+// bodyType is the request body's media type: JSON when the header is
+// empty, a 415 when it cannot be parsed (upstream's
+// NegotiateInputSerializer).
+func bodyType(r *http.Request) (string, error) {
+	h := r.Header.Get("Content-Type")
+	if strings.TrimSpace(h) == "" {
+		return mediaJSON, nil
+	}
+	ct, _, err := mime.ParseMediaType(h)
+	if err != nil {
+		return "", ErrUnsupportedMediaType(h, supportedBodyTypes)
+	}
+	return ct, nil
+}
+
+// checkBodyType refuses a create or update body of a type the server does
+// not decode, before the options are looked at (upstream's order).
+func checkBodyType(r *http.Request) error {
+	ct, err := bodyType(r)
+	if err != nil {
+		return err
+	}
+	switch ct {
+	case mediaJSON, mediaYAML, mediaProtobuf, "text/yaml", "application/apply-patch+yaml":
+		return nil
+	}
+	return ErrUnsupportedMediaType(ct, supportedBodyTypes)
+}
 
 // readBody reads at most limit bytes; more is upstream's 413.
 func readBody(r *http.Request, limit int64) ([]byte, error) {
@@ -53,9 +83,9 @@ func (s *Server) decodeBody(q *request, res *scheme.Resource) (metav1.Object, er
 	if err != nil {
 		return nil, err
 	}
-	ct, _, err := mime.ParseMediaType(q.r.Header.Get("Content-Type"))
+	ct, err := bodyType(q.r)
 	if err != nil {
-		ct = mediaJSON
+		return nil, err
 	}
 	obj := res.New()
 	switch ct {
@@ -136,6 +166,9 @@ func checkKind(res *scheme.Resource, apiVersion, kind string) error {
 	}
 	if (kind == "" || kind == res.Kind) && (apiVersion == "" || apiVersion == res.GroupVersion()) {
 		return nil
+	}
+	if res == evictionKind && (kind == "" || kind == res.Kind) && apiVersion == "policy/v1beta1" {
+		return nil // upstream's EvictionREST accepts both versions
 	}
 	if kind == "" {
 		kind = res.Kind

@@ -97,6 +97,13 @@ func ErrForbidden(group, resource, groupResource, name string, err error) *Statu
 	return newStatus(http.StatusForbidden, metav1.StatusReasonForbidden, msg, errDetails(group, resource, name))
 }
 
+// ErrTooManyRequests is upstream's NewTooManyRequests: try again after
+// retryAfterSeconds (0: no advice).
+func ErrTooManyRequests(msg string, retryAfterSeconds int32) *StatusError {
+	return newStatus(http.StatusTooManyRequests, metav1.StatusReasonTooManyRequests, msg,
+		&metav1.StatusDetails{RetryAfterSeconds: retryAfterSeconds})
+}
+
 // ErrGone is the 410 of a watch or list from a resourceVersion no longer kept.
 func ErrGone(msg string) *StatusError {
 	return newStatus(http.StatusGone, metav1.StatusReasonExpired, msg, nil)

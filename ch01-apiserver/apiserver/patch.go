@@ -89,7 +89,13 @@ func (s *Server) handlePatch(ctx context.Context, q *request) error {
 	switch pt {
 	case patchMerge, patchJSON, patchStrategic, patchApply:
 	default:
-		return ErrUnsupportedMediaType(pt, supportedPatchTypes)
+		// Refused by the route itself, before the handler runs (upstream's
+		// go-restful Consumes filter): a bare 415.
+		return newStatus(http.StatusUnsupportedMediaType, metav1.StatusReasonUnsupportedMediaType,
+			"415: Unsupported Media Type", &metav1.StatusDetails{})
+	}
+	if err := validatePatchOptions(q, pt); err != nil {
+		return err
 	}
 	body, err := readBody(q.r, s.cfg.MaxRequestBodyBytes)
 	if err != nil {
@@ -104,9 +110,6 @@ func (s *Server) handlePatch(ctx context.Context, q *request) error {
 	if isApply {
 		if body, err = serializer.ToJSON(body, pt); err != nil {
 			return ErrBadRequest(err.Error())
-		}
-		if q.query("fieldManager") == "" {
-			return ErrBadRequest("PATCH requests with apply content type must specify a field manager")
 		}
 		// Server-side apply checks the applied configuration against the
 		// schema before anything else, and says so as upstream does (a 500).
@@ -131,7 +134,7 @@ func (s *Server) handlePatch(ctx context.Context, q *request) error {
 		var patched []byte
 		var err error
 		if isApply {
-			patched, err = patch.Apply(original, body, t, q.query("fieldManager"), q.query("force") == "true", metav1.Now())
+			patched, err = patch.Apply(original, body, t, q.query("fieldManager"), queryBool(q.r.URL.Query()["force"]), metav1.Now())
 			if err != nil {
 				return nil, applyError(res.Group, res.Resource, err)
 			}

@@ -27,6 +27,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"net/netip"
 	"net/url"
 	"strconv"
 	"strings"
@@ -37,10 +38,6 @@ import (
 	"kubik/ch01-apiserver/api/scheme"
 	"kubik/ch01-apiserver/apiserver/proxy"
 )
-
-// DefaultKubeletPort is where a kubelet serves its API when its Node does
-// not say (status.daemonEndpoints.kubeletEndpoint.port is 0).
-const DefaultKubeletPort = 10250
 
 // kubeletDialTimeout bounds connecting to a kubelet: an unreachable node
 // gives an error, not a hang.
@@ -346,6 +343,12 @@ func validateContainer(container string, pod *corev1.Pod) (string, error) {
 // kubeletAddress is host:port of the kubelet of node: its first
 // InternalIP, ExternalIP or Hostname address (kubeadm's
 // --kubelet-preferred-address-types) and its daemon endpoint's port.
+//
+// Two rules keep the apiserver from dialing where it should not: only an
+// address that is an IP is dialed — a hostname would be looked up in the
+// machine's DNS and could lead anywhere — and a node that reports no
+// kubelet port (chapter 3's hollow nodes: nothing runs there) is not
+// dialed at all. Upstream falls back to port 10250 and resolves names.
 func (s *Server) kubeletAddress(ctx context.Context, nodeName string) (string, error) {
 	res := scheme.Lookup("", "v1", "nodes")
 	obj, err := s.getObject(ctx, res, "", nodeName)
@@ -355,13 +358,17 @@ func (s *Server) kubeletAddress(ctx context.Context, nodeName string) (string, e
 	node := obj.(*corev1.Node)
 	port := int(node.Status.DaemonEndpoints.KubeletEndpoint.Port)
 	if port <= 0 {
-		port = DefaultKubeletPort
+		return "", ErrBadRequest(fmt.Sprintf("node %q reports no kubelet endpoint (status.daemonEndpoints.kubeletEndpoint.Port is 0): nothing on it answers for its pods", nodeName))
 	}
 	for _, t := range []corev1.NodeAddressType{corev1.NodeInternalIP, corev1.NodeExternalIP, corev1.NodeHostName} {
 		for _, a := range node.Status.Addresses {
-			if a.Type == t && a.Address != "" {
-				return net.JoinHostPort(a.Address, strconv.Itoa(port)), nil
+			if a.Type != t || a.Address == "" {
+				continue
 			}
+			if _, err := netip.ParseAddr(a.Address); err != nil {
+				continue // a name, never looked up
+			}
+			return net.JoinHostPort(a.Address, strconv.Itoa(port)), nil
 		}
 	}
 	return "", ErrBadRequest(fmt.Sprintf("no preferred addresses found; known addresses: %v", node.Status.Addresses))

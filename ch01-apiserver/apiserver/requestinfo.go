@@ -119,9 +119,10 @@ func parseRequestInfo(r *http.Request) *RequestInfo {
 	return info
 }
 
+// isWatch: ?watch= read as upstream's parameter codec reads a boolean
+// (anything but absent, "0" or "false" is true).
 func isWatch(r *http.Request) bool {
-	v := r.URL.Query().Get("watch")
-	return v == "1" || v == "true"
+	return queryBool(r.URL.Query()["watch"])
 }
 
 func splitPath(p string) []string {

@@ -68,20 +68,32 @@ func (s *Server) serveAPI(w http.ResponseWriter, r *http.Request) {
 		addWarning(w, "v1 Endpoints is deprecated in v1.33+; use discovery.k8s.io/v1 EndpointSlice")
 	}
 
-	if info.Verb == "watch" {
-		s.serveWatch(q)
-		return
-	}
 	if isPodConnect(res, info.Subresource) {
 		s.servePodConnect(q) // passed on to the kubelet; long-running: no request timeout
+		return
+	}
+	offered := objectMediaTypes
+	if info.Verb == "list" || info.Verb == "watch" {
+		offered = listMediaTypes
+	}
+	if err := checkAccept(r, offered); err != nil {
+		writeStatus(w, r, err)
+		return
+	}
+	if info.Verb == "watch" {
+		s.serveWatch(q)
 		return
 	}
 	if res.Group == rbacv1.GroupName && info.Verb != "get" && info.Verb != "list" {
 		defer s.rbac.changed() // our own RBAC writes are seen by the very next request
 	}
-	ctx, cancel := context.WithTimeout(r.Context(), s.cfg.RequestTimeout)
+	timeout, err := s.requestTimeout(r)
+	if err != nil {
+		writeStatus(w, r, err)
+		return
+	}
+	ctx, cancel := context.WithTimeout(r.Context(), timeout)
 	defer cancel()
-	var err error
 	switch info.Verb {
 	case "get":
 		err = s.handleGet(ctx, q)
@@ -177,8 +189,17 @@ func (s *Server) handleCreate(ctx context.Context, q *request) error {
 	if q.res.Namespaced && q.info.Namespace == "" {
 		return errNoSuchPath()
 	}
+	if err := checkBodyType(q.r); err != nil {
+		return err
+	}
+	if err := validateCreateOptions(q); err != nil {
+		return err
+	}
 	if q.info.Subresource == "binding" {
 		return s.handleBinding(ctx, q)
+	}
+	if q.info.Subresource == "eviction" && q.res.Resource == "pods" {
+		return s.handleEviction(ctx, q)
 	}
 	if q.info.Subresource == "token" && q.res.Resource == "serviceaccounts" {
 		return s.handleTokenRequest(ctx, q)
@@ -204,6 +225,12 @@ func (s *Server) handleCreate(ctx context.Context, q *request) error {
 func (s *Server) handleUpdate(ctx context.Context, q *request) error {
 	if q.info.Name == "" {
 		return methodNotAllowed()
+	}
+	if err := checkBodyType(q.r); err != nil {
+		return err
+	}
+	if err := validateUpdateOptions(q); err != nil {
+		return err
 	}
 	if q.info.Subresource == "scale" {
 		return s.handleScaleUpdate(ctx, q, nil)
@@ -270,31 +297,22 @@ func parseDeleteOptions(q *request) (*metav1.DeleteOptions, error) {
 	}
 	v := q.r.URL.Query()
 	if g := v.Get("gracePeriodSeconds"); g != "" {
-		var n int64
-		if _, err := fmt.Sscan(g, &n); err != nil {
-			return nil, ErrBadRequest(fmt.Sprintf("invalid gracePeriodSeconds %q", g))
+		n, err := parseIntParam(g)
+		if err != nil {
+			return nil, err
 		}
 		opts.GracePeriodSeconds = &n
 	}
 	if p := v.Get("propagationPolicy"); p != "" {
 		opts.PropagationPolicy = &p
 	}
-	if o := v.Get("orphanDependents"); o != "" {
-		b := o == "true"
+	if o, ok := v["orphanDependents"]; ok {
+		b := queryBool(o)
 		opts.OrphanDependents = &b
 	}
-	if q.dryRun() {
-		opts.DryRun = []string{"All"}
-	}
-	if opts.PropagationPolicy != nil {
-		switch *opts.PropagationPolicy {
-		case metav1.DeletePropagationBackground, metav1.DeletePropagationForeground, metav1.DeletePropagationOrphan:
-		default:
-			return nil, ErrInvalid("", "DeleteOptions", "", []metav1.StatusCause{{Type: metav1.CauseTypeFieldValueNotSupported,
-				Message: fmt.Sprintf("Unsupported value: %q: supported values: \"Foreground\", \"Background\", \"Orphan\", \"nil\"", *opts.PropagationPolicy),
-				Field:   "propagationPolicy"}},
-				fmt.Sprintf("propagationPolicy: Unsupported value: %q: supported values: \"Foreground\", \"Background\", \"Orphan\", \"nil\"", *opts.PropagationPolicy))
-		}
+	opts.DryRun = append(opts.DryRun, v["dryRun"]...)
+	if err := validateDeleteOptions(opts); err != nil {
+		return nil, err
 	}
 	if opts.GracePeriodSeconds != nil && *opts.GracePeriodSeconds < 0 {
 		zero := int64(0)

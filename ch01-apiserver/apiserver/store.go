@@ -63,7 +63,7 @@ func parseListOptions(q *request) (listOptions, error) {
 		Continue:             v.Get("continue"),
 		ResourceVersion:      v.Get("resourceVersion"),
 		ResourceVersionMatch: v.Get("resourceVersionMatch"),
-		AllowBookmarks:       v.Get("allowWatchBookmarks") == "true",
+		AllowBookmarks:       queryBool(v["allowWatchBookmarks"]),
 	}
 	var err error
 	if opts.Labels, err = selection.ParseLabelSelector(v.Get("labelSelector")); err != nil {
@@ -88,17 +88,18 @@ func parseListOptions(q *request) (listOptions, error) {
 		}
 	}
 	if l := v.Get("limit"); l != "" {
-		if opts.Limit, err = strconv.ParseInt(l, 10, 64); err != nil || opts.Limit < 0 {
-			return opts, ErrBadRequest(fmt.Sprintf("invalid limit %q", l))
+		if opts.Limit, err = parseIntParam(l); err != nil {
+			return opts, err
 		}
+		opts.Limit = max(opts.Limit, 0) // a negative limit is no limit, as upstream
 	}
 	if t := v.Get("timeoutSeconds"); t != "" {
-		if opts.TimeoutSeconds, err = strconv.ParseInt(t, 10, 64); err != nil {
-			return opts, ErrBadRequest(fmt.Sprintf("invalid timeoutSeconds %q", t))
+		if opts.TimeoutSeconds, err = parseIntParam(t); err != nil {
+			return opts, err
 		}
 	}
-	if sie := v.Get("sendInitialEvents"); sie != "" {
-		b := sie == "true"
+	if sie, ok := v["sendInitialEvents"]; ok {
+		b := queryBool(sie)
 		opts.SendInitialEvents = &b
 	}
 	if err := validateListOptions(q.info.Verb == "watch", &opts); err != nil {
@@ -206,7 +207,7 @@ func (s *Server) listStored(ctx context.Context, res *scheme.Resource, namespace
 	} else if opts.ResourceVersion != "" && opts.ResourceVersion != "0" {
 		rv, err := parseRV(opts.ResourceVersion)
 		if err != nil {
-			return metav1.ListMeta{}, ErrBadRequest(err.Error())
+			return metav1.ListMeta{}, ErrBadRequest("invalid resource version: " + err.Error())
 		}
 		cur, err := s.cfg.Storage.CurrentRevision(ctx)
 		if err != nil {

@@ -118,8 +118,15 @@ func (s *Server) serveWatch(q *request) {
 		return
 	}
 	timeout := time.Duration(opts.TimeoutSeconds) * time.Second
-	if timeout <= 0 {
+	if timeout == 0 {
 		timeout = s.cfg.MinRequestTimeout + time.Duration(rand.Int64N(int64(s.cfg.MinRequestTimeout)))
+	}
+	if timeout < 0 {
+		// Upstream's watch timer fires at once: an empty stream, closed.
+		q.w.Header().Set("Content-Type", "application/json")
+		q.w.Header().Set("Cache-Control", "no-cache, private")
+		q.w.WriteHeader(http.StatusOK)
+		return
 	}
 	ctx, cancel := context.WithTimeout(q.r.Context(), timeout)
 	defer cancel()

@@ -49,6 +49,7 @@ var Resources = []*Resource{
 	{Version: "v1", Resource: "pods", Singular: "pod", Kind: "Pod", Namespaced: true,
 		ShortNames: []string{"po"}, Categories: []string{"all"}, Verbs: AllVerbs, StoragePrefix: "pods", Generation: true,
 		Subresources: []Subresource{connect("attach", "PodAttachOptions", ConnectVerbs), {Name: "binding", Kind: "Binding", Verbs: CreateOnly},
+			{Name: "eviction", Group: "policy", Version: "v1", Kind: "Eviction", Verbs: CreateOnly},
 			connect("exec", "PodExecOptions", ConnectVerbs), connect("log", "Pod", []string{"get"}),
 			connect("portforward", "PodPortForwardOptions", ConnectVerbs), status("Pod")},
 		New: func() metav1.Object { return &corev1.Pod{} }},
