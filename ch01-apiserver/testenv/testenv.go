@@ -91,12 +91,17 @@ type Cluster struct {
 	cmd        *exec.Cmd
 	logs       *SyncBuffer
 	done       chan struct{}
+	wrap       func(argv ...string) []string
+	dial       func(ctx context.Context, network, addr string) (net.Conn, error)
 }
 
 // Options for Start.
 type Options struct {
 	DataDir string   // default: a new temp dir
 	Args    []string // extra flags
+	// Sandbox, when set, runs the binary and every kubectl of the cluster
+	// inside it (see NewSandbox).
+	Sandbox *Sandbox
 }
 
 // Start runs binary with --data-dir and --secure-port on a free port, waits
@@ -134,9 +139,13 @@ func Launch(binary string, o Options) (*Cluster, error) {
 		port := ln.Addr().(*net.TCPAddr).Port
 		ln.Close()
 		c := &Cluster{Port: port, DataDir: o.DataDir, URL: "https://127.0.0.1:" + strconv.Itoa(port),
-			Kubeconfig: filepath.Join(o.DataDir, "admin.kubeconfig"), logs: &SyncBuffer{}, done: make(chan struct{})}
-		args := append([]string{"--data-dir", o.DataDir, "--secure-port", strconv.Itoa(port)}, o.Args...)
-		c.cmd = exec.Command(binary, args...)
+			Kubeconfig: filepath.Join(o.DataDir, "admin.kubeconfig"), logs: &SyncBuffer{}, done: make(chan struct{}),
+			wrap: func(argv ...string) []string { return argv }, dial: (&net.Dialer{}).DialContext}
+		if o.Sandbox != nil {
+			c.wrap, c.dial = o.Sandbox.Wrap, o.Sandbox.DialContext
+		}
+		argv := c.wrap(append([]string{binary, "--data-dir", o.DataDir, "--secure-port", strconv.Itoa(port)}, o.Args...)...)
+		c.cmd = exec.Command(argv[0], argv[1:]...)
 		c.cmd.Stdout = c.logs
 		c.cmd.Stderr = c.cmd.Stdout
 		c.cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
@@ -177,7 +186,7 @@ func (s *SyncBuffer) String() string {
 func (c *Cluster) Logs() string { return c.logs.String() }
 
 func (c *Cluster) waitReady(timeout time.Duration) error {
-	client := &http.Client{Timeout: time.Second, Transport: &http.Transport{TLSClientConfig: &tls.Config{InsecureSkipVerify: true}}}
+	client := &http.Client{Timeout: time.Second, Transport: &http.Transport{DialContext: c.dial, TLSClientConfig: &tls.Config{InsecureSkipVerify: true}}}
 	deadline := time.Now().Add(timeout)
 	for time.Now().Before(deadline) {
 		select {
@@ -232,7 +241,8 @@ func (c *Cluster) Kubectl(t testing.TB, version, dir string, args ...string) Res
 	bin := Kubectl(t, version)
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, bin, append([]string{"--kubeconfig", c.Kubeconfig, "--cache-dir", filepath.Join(t.TempDir(), "cache")}, args...)...)
+	argv := c.wrap(append([]string{bin, "--kubeconfig", c.Kubeconfig, "--cache-dir", filepath.Join(t.TempDir(), "cache")}, args...)...)
+	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
 	cmd.Dir = dir
 	cmd.Env = append(os.Environ(), "HOME="+t.TempDir(), "KUBECTL_COMMAND_HEADERS=true")
 	var out, errb bytes.Buffer

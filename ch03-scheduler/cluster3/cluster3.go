@@ -94,7 +94,7 @@ func Start(ctx context.Context, opts *app.Options, flags cluster.Flags, cfg Conf
 			return nil, err
 		}
 		hc := hollownode.Config{Name: name, Kubeconfig: kc, CPU: "4", Memory: "8Gi", Pods: 110,
-			PodCIDR: fmt.Sprintf("10.244.%d.0/24", i), InternalIP: fmt.Sprintf("192.0.2.%d", i), Logger: log}
+			PodCIDR: fmt.Sprintf("10.244.%d.0/24", i), InternalIP: fmt.Sprintf("127.0.1.%d", i), Logger: log}
 		go func() { c.Err <- hollownode.Run(ctx, hc) }()
 		c.NodeNames = append(c.NodeNames, name)
 	}

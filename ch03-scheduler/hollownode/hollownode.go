@@ -99,7 +99,11 @@ type Config struct {
 	Labels     map[string]string
 	Taints     []corev1.Taint // registered with (--register-with-taints)
 	PodCIDR    string         // pod IPs are taken from here, e.g. 10.244.1.0/24
-	InternalIP string         // the node's address, only data (default: PodCIDR's .1)
+	// InternalIP is the node's address, only data: nothing listens there.
+	// Give a loopback address (cluster3 uses 127.0.1.N): an address the
+	// machine could route would send `kubectl exec` and friends off it.
+	// Default: 127.0.1.1.
+	InternalIP string
 	Logger     *slog.Logger
 }
 
@@ -134,7 +138,7 @@ func Run(ctx context.Context, cfg Config) error {
 		return fmt.Errorf("hollownode %s: podCIDR: %w", cfg.Name, err)
 	}
 	if cfg.InternalIP == "" {
-		cfg.InternalIP = cidr.Masked().Addr().Next().String()
+		cfg.InternalIP = "127.0.1.1"
 	}
 	if cfg.Pods == 0 {
 		cfg.Pods = 110
@@ -210,7 +214,9 @@ func (n *node) status() corev1.NodeStatus {
 			{Type: corev1.NodeInternalIP, Address: n.cfg.InternalIP},
 			{Type: corev1.NodeHostName, Address: n.cfg.Name},
 		},
-		DaemonEndpoints: corev1.NodeDaemonEndpoints{KubeletEndpoint: corev1.DaemonEndpoint{Port: 10250}},
+		// No kubelet API: the apiserver answers exec, logs and port-forward
+		// for this node's pods with an error instead of dialing.
+		DaemonEndpoints: corev1.NodeDaemonEndpoints{KubeletEndpoint: corev1.DaemonEndpoint{Port: 0}},
 		NodeInfo: corev1.NodeSystemInfo{
 			MachineID: "hollow-" + n.cfg.Name, SystemUUID: "hollow-" + n.cfg.Name, BootID: "hollow-" + n.cfg.Name,
 			KernelVersion: "hollow", OSImage: "Kubik hollow node (simulated)",
