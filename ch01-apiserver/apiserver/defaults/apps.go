@@ -5,6 +5,7 @@ import (
 
 	"kubik/ch01-apiserver/api/appsv1"
 	"kubik/ch01-apiserver/api/batchv1"
+	"kubik/ch01-apiserver/api/corev1"
 	"kubik/ch01-apiserver/api/intstr"
 )
 
@@ -142,15 +143,6 @@ func setDefaultsJob(job *batchv1.Job) {
 	if spec.Suspend == nil {
 		spec.Suspend = ptrTo(false)
 	}
-	if spec.PodFailurePolicy != nil {
-		for _, rule := range spec.PodFailurePolicy.Rules {
-			for i := range rule.OnPodConditions {
-				if rule.OnPodConditions[i].Status == "" {
-					rule.OnPodConditions[i].Status = "True"
-				}
-			}
-		}
-	}
 	if spec.PodReplacementPolicy == nil {
 		if spec.PodFailurePolicy != nil {
 			spec.PodReplacementPolicy = ptrTo(batchv1.Failed)
@@ -161,7 +153,24 @@ func setDefaultsJob(job *batchv1.Job) {
 	if spec.ManualSelector == nil {
 		spec.ManualSelector = ptrTo(false)
 	}
+	setDefaultsPodFailurePolicy(spec.PodFailurePolicy)
 	setDefaultsPodTemplateSpec(&spec.Template)
+}
+
+// setDefaultsPodFailurePolicy is SetDefaults_PodFailurePolicyOnPodConditionsPattern
+// for every pattern of every rule: a pattern without a status matches the
+// condition being True.
+func setDefaultsPodFailurePolicy(p *batchv1.PodFailurePolicy) {
+	if p == nil {
+		return
+	}
+	for _, rule := range p.Rules {
+		for i := range rule.OnPodConditions {
+			if rule.OnPodConditions[i].Status == "" {
+				rule.OnPodConditions[i].Status = corev1.ConditionTrue
+			}
+		}
+	}
 }
 
 // setDefaultsCronJob is SetDefaults_CronJob: concurrent runs allowed, not
@@ -181,7 +190,8 @@ func setDefaultsCronJob(cj *batchv1.CronJob) {
 	if spec.FailedJobsHistoryLimit == nil {
 		spec.FailedJobsHistoryLimit = ptrTo(int32(1))
 	}
-	// The generated defaulter walks into the template's JobSpec and PodSpec,
-	// but SetDefaults_Job itself runs only on Jobs.
+	// The generated defaulter walks into the template's JobSpec (its pod
+	// failure policy) and PodSpec, but SetDefaults_Job itself runs only on Jobs.
+	setDefaultsPodFailurePolicy(spec.JobTemplate.Spec.PodFailurePolicy)
 	setDefaultsPodTemplateSpec(&spec.JobTemplate.Spec.Template)
 }

@@ -136,12 +136,15 @@ func setDefaultsPersistentVolume(pv *corev1.PersistentVolume) {
 }
 
 // setDefaultsPersistentVolumeClaim is SetDefaults_PersistentVolumeClaim and
-// SetDefaults_PersistentVolumeClaimSpec.
+// SetDefaults_PersistentVolumeClaimSpec, then the resource lists of the
+// status are rounded like the spec's.
 func setDefaultsPersistentVolumeClaim(pvc *corev1.PersistentVolumeClaim) {
 	if pvc.Status.Phase == "" {
 		pvc.Status.Phase = corev1.ClaimPending
 	}
 	setDefaultsPersistentVolumeClaimSpec(&pvc.Spec)
+	roundUpResourceList(pvc.Status.Capacity)
+	roundUpResourceList(pvc.Status.AllocatedResources)
 }
 
 func setDefaultsPersistentVolumeClaimSpec(spec *corev1.PersistentVolumeClaimSpec) {
@@ -150,6 +153,35 @@ func setDefaultsPersistentVolumeClaimSpec(spec *corev1.PersistentVolumeClaimSpec
 	}
 	roundUpResourceList(spec.Resources.Limits)
 	roundUpResourceList(spec.Resources.Requests)
+}
+
+// setDefaultsLimitRange is SetDefaults_LimitRangeItem for every item, each
+// followed by the rounding of all five of its resource lists.
+func setDefaultsLimitRange(lr *corev1.LimitRange) {
+	for i := range lr.Spec.Limits {
+		item := &lr.Spec.Limits[i]
+		setDefaultsLimitRangeItem(item)
+		for _, list := range []corev1.ResourceList{item.Max, item.Min, item.Default, item.DefaultRequest, item.MaxLimitRequestRatio} {
+			roundUpResourceList(list)
+		}
+	}
+}
+
+// setDefaultsResourceQuota rounds the quota's hard limits and, in the status,
+// the enforced limits and the observed use (the generated defaulter of
+// ResourceQuota; there is no SetDefaults_ResourceQuota).
+func setDefaultsResourceQuota(q *corev1.ResourceQuota) {
+	roundUpResourceList(q.Spec.Hard)
+	roundUpResourceList(q.Status.Hard)
+	roundUpResourceList(q.Status.Used)
+}
+
+// setDefaultsConfigMap is SetDefaults_ConfigMap: data is never nil. (An empty
+// map is omitted from JSON, so clients see no difference.)
+func setDefaultsConfigMap(cm *corev1.ConfigMap) {
+	if cm.Data == nil {
+		cm.Data = map[string]string{}
+	}
 }
 
 // setDefaultsLimitRangeItem is SetDefaults_LimitRangeItem: for containers,
@@ -183,21 +215,22 @@ func setDefaultsLimitRangeItem(item *corev1.LimitRangeItem) {
 }
 
 // setDefaultsReplicationController is SetDefaults_ReplicationController: the
-// selector and the controller's own labels default to the template's labels,
-// and there is one replica.
+// selector and the controller's own labels default to the template's labels.
+// Then the "+default=1" marker of replicas, and the template gets the pod
+// template defaults.
 func setDefaultsReplicationController(rc *corev1.ReplicationController) {
-	if t := rc.Spec.Template; t != nil {
-		if t.Labels != nil {
-			if len(rc.Spec.Selector) == 0 {
-				rc.Spec.Selector = t.Labels
-			}
-			if len(rc.Labels) == 0 {
-				rc.Labels = t.Labels
-			}
+	if t := rc.Spec.Template; t != nil && t.Labels != nil {
+		if len(rc.Spec.Selector) == 0 {
+			rc.Spec.Selector = t.Labels
 		}
-		setDefaultsPodTemplateSpec(t)
+		if len(rc.Labels) == 0 {
+			rc.Labels = t.Labels
+		}
 	}
 	if rc.Spec.Replicas == nil {
 		rc.Spec.Replicas = ptrTo(int32(1))
+	}
+	if rc.Spec.Template != nil {
+		setDefaultsPodTemplateSpec(rc.Spec.Template)
 	}
 }

@@ -6,17 +6,21 @@
 // and with the same name in its doc comment.
 //
 // Upstream: pkg/apis/core/v1/defaults.go, pkg/apis/apps/v1/defaults.go,
-// pkg/apis/batch/v1/defaults.go and friends, plus the "+default=" markers of
-// k8s.io/api that the generated defaulters apply (ports' protocol TCP, ...).
+// pkg/apis/batch/v1/defaults.go, pkg/apis/rbac/v1/defaults.go and friends,
+// plus what their generated defaulters (zz_generated.defaults.go) add: the
+// walk into nested types, the rounding of every resource list and the
+// "+default=" markers of k8s.io/api (ports' protocol TCP, ...).
 // Defaulting runs on the decoded object, before admission and validation.
 package defaults
 
 import (
 	"kubik/ch01-apiserver/api/appsv1"
+	"kubik/ch01-apiserver/api/authenticationv1"
 	"kubik/ch01-apiserver/api/batchv1"
 	"kubik/ch01-apiserver/api/corev1"
 	"kubik/ch01-apiserver/api/discoveryv1"
 	"kubik/ch01-apiserver/api/metav1"
+	"kubik/ch01-apiserver/api/rbacv1"
 	"kubik/ch01-apiserver/api/resourcev1"
 	"kubik/ch01-apiserver/api/schedulingv1"
 	"kubik/ch01-apiserver/api/storagev1"
@@ -47,11 +51,11 @@ func Default(obj metav1.Object) {
 	case *corev1.PersistentVolumeClaim:
 		setDefaultsPersistentVolumeClaim(o)
 	case *corev1.LimitRange:
-		for i := range o.Spec.Limits {
-			setDefaultsLimitRangeItem(&o.Spec.Limits[i])
-		}
+		setDefaultsLimitRange(o)
 	case *corev1.ResourceQuota:
-		roundUpResourceList(o.Spec.Hard)
+		setDefaultsResourceQuota(o)
+	case *corev1.ConfigMap:
+		setDefaultsConfigMap(o)
 	case *appsv1.Deployment:
 		setDefaultsDeployment(o)
 	case *appsv1.ReplicaSet:
@@ -78,6 +82,14 @@ func Default(obj metav1.Object) {
 		setDefaultsStorageClass(o)
 	case *storagev1.CSIDriver:
 		setDefaultsCSIDriver(o)
+	case *storagev1.VolumeAttachment:
+		setDefaultsVolumeAttachment(o)
+	case *rbacv1.RoleBinding:
+		setDefaultsRoleBinding(o)
+	case *rbacv1.ClusterRoleBinding:
+		setDefaultsClusterRoleBinding(o)
+	case *authenticationv1.TokenRequest:
+		setDefaultsTokenRequestSpec(&o.Spec)
 	}
 }
 

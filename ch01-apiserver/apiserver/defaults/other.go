@@ -1,6 +1,7 @@
 package defaults
 
 import (
+	"kubik/ch01-apiserver/api/authenticationv1"
 	"kubik/ch01-apiserver/api/corev1"
 	"kubik/ch01-apiserver/api/discoveryv1"
 	"kubik/ch01-apiserver/api/schedulingv1"
@@ -25,5 +26,13 @@ func setDefaultsEndpointSlice(s *discoveryv1.EndpointSlice) {
 func setDefaultsPriorityClass(pc *schedulingv1.PriorityClass) {
 	if pc.PreemptionPolicy == nil {
 		pc.PreemptionPolicy = ptrTo(corev1.PreemptLowerPriority)
+	}
+}
+
+// setDefaultsTokenRequestSpec is SetDefaults_TokenRequestSpec of
+// authentication/v1: a token is valid for one hour unless asked otherwise.
+func setDefaultsTokenRequestSpec(spec *authenticationv1.TokenRequestSpec) {
+	if spec.ExpirationSeconds == nil {
+		spec.ExpirationSeconds = ptrTo(int64(3600))
 	}
 }

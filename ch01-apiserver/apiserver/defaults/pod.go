@@ -8,8 +8,10 @@ import (
 )
 
 // setDefaultsPod is SetDefaults_Pod plus the defaults of everything inside the
-// pod spec. Two defaults exist only on a Pod, never in a template:
-// requests copied from limits, and enableServiceLinks.
+// pod spec and the rounding of the status' resource lists. Some defaults exist
+// only on a Pod, never in a template: requests copied from limits, the
+// pod-level resources filled from the containers' (the PodLevelResources
+// feature, on by default since 1.34), and enableServiceLinks.
 func setDefaultsPod(pod *corev1.Pod) {
 	spec := &pod.Spec
 	for _, containers := range [][]corev1.Container{spec.Containers, spec.InitContainers} {
@@ -17,6 +19,9 @@ func setDefaultsPod(pod *corev1.Pod) {
 			defaultRequestsFromLimits(&containers[i].Resources)
 		}
 	}
+	// Pod-level defaults come after the containers' own.
+	defaultHugePagePodLimits(pod)
+	defaultPodRequests(pod)
 	if spec.EnableServiceLinks == nil {
 		spec.EnableServiceLinks = ptrTo(corev1.DefaultEnableServiceLinks)
 	}
@@ -26,6 +31,26 @@ func setDefaultsPod(pod *corev1.Pod) {
 		defaultHostNetworkPorts(spec.InitContainers)
 	}
 	setDefaultsPodSpec(spec)
+	setDefaultsPodStatus(&pod.Status)
+}
+
+// setDefaultsPodStatus rounds the resource lists the kubelet reports for the
+// pod and each of its containers.
+func setDefaultsPodStatus(s *corev1.PodStatus) {
+	for _, statuses := range [][]corev1.ContainerStatus{s.InitContainerStatuses, s.ContainerStatuses, s.EphemeralContainerStatuses} {
+		for i := range statuses {
+			roundUpResourceList(statuses[i].AllocatedResources)
+			if r := statuses[i].Resources; r != nil {
+				roundUpResourceList(r.Limits)
+				roundUpResourceList(r.Requests)
+			}
+		}
+	}
+	roundUpResourceList(s.AllocatedResources)
+	if s.Resources != nil {
+		roundUpResourceList(s.Resources.Limits)
+		roundUpResourceList(s.Resources.Requests)
+	}
 }
 
 // defaultRequestsFromLimits: a container that sets limits but not requests

@@ -46,3 +46,18 @@ func setDefaultsCSIDriver(d *storagev1.CSIDriver) {
 		s.SELinuxMount = ptrTo(false)
 	}
 }
+
+// setDefaultsVolumeAttachment is the generated defaulter of VolumeAttachment
+// (there is no SetDefaults_VolumeAttachment): a volume inlined in a pod and
+// migrated to CSI gets the defaults of a PersistentVolume's source, its
+// capacity rounded and a hostPath typed "", but none of SetDefaults_PersistentVolume.
+func setDefaultsVolumeAttachment(va *storagev1.VolumeAttachment) {
+	spec := va.Spec.Source.InlineVolumeSpec
+	if spec == nil {
+		return
+	}
+	roundUpResourceList(spec.Capacity)
+	if spec.HostPath != nil && spec.HostPath.Type == nil {
+		spec.HostPath.Type = ptrTo(corev1.HostPathUnset)
+	}
+}

@@ -3,6 +3,7 @@ package defaults
 import (
 	"testing"
 
+	"kubik/ch01-apiserver/api/metav1"
 	"kubik/ch01-apiserver/api/storagev1"
 )
 
@@ -36,4 +37,20 @@ func TestCSIDriverDefaults(t *testing.T) {
 	Default(&d)
 	sameJSON(t, "spec with values", d.Spec, `{"attachRequired":false,"fsGroupPolicy":"File","podInfoOnMount":false,
 		"requiresRepublish":false,"seLinuxMount":true,"storageCapacity":false,"volumeLifecycleModes":["Ephemeral"]}`)
+}
+
+func TestVolumeAttachmentDefaults(t *testing.T) {
+	va := func() metav1.Object { return &storagev1.VolumeAttachment{} }
+	runDefaultsCases(t, []defaultsCase{{
+		name: "inline volume",
+		obj:  va,
+		in:   `{"metadata":{"name":"va"},"spec":{"attacher":"csi.example.com","nodeName":"n1","source":{"inlineVolumeSpec":{"capacity":{"storage":"0.0001"},"hostPath":{"path":"/data"}}}}}`,
+		want: `{"metadata":{"name":"va"},"spec":{"attacher":"csi.example.com","nodeName":"n1",
+			"source":{"inlineVolumeSpec":{"capacity":{"storage":"1m"},"hostPath":{"path":"/data","type":""}}}},"status":{"attached":false}}`,
+	}, {
+		name: "persistent volume name",
+		obj:  va,
+		in:   `{"metadata":{"name":"va2"},"spec":{"attacher":"csi.example.com","nodeName":"n1","source":{"persistentVolumeName":"pv1"}}}`,
+		want: `{"metadata":{"name":"va2"},"spec":{"attacher":"csi.example.com","nodeName":"n1","source":{"persistentVolumeName":"pv1"}},"status":{"attached":false}}`,
+	}})
 }
