@@ -139,12 +139,11 @@ func Launch(binary string, o Options) (*Cluster, error) {
 		port := ln.Addr().(*net.TCPAddr).Port
 		ln.Close()
 		c := &Cluster{Port: port, DataDir: o.DataDir, URL: "https://127.0.0.1:" + strconv.Itoa(port),
-			Kubeconfig: filepath.Join(o.DataDir, "admin.kubeconfig"), logs: &SyncBuffer{}, done: make(chan struct{}),
-			wrap: func(argv ...string) []string { return argv }, dial: (&net.Dialer{}).DialContext}
+			Kubeconfig: filepath.Join(o.DataDir, "admin.kubeconfig"), logs: &SyncBuffer{}, done: make(chan struct{})}
 		if o.Sandbox != nil {
 			c.wrap, c.dial = o.Sandbox.Wrap, o.Sandbox.DialContext
 		}
-		argv := c.wrap(append([]string{binary, "--data-dir", o.DataDir, "--secure-port", strconv.Itoa(port)}, o.Args...)...)
+		argv := c.argv(append([]string{binary, "--data-dir", o.DataDir, "--secure-port", strconv.Itoa(port)}, o.Args...)...)
 		c.cmd = exec.Command(argv[0], argv[1:]...)
 		c.cmd.Stdout = c.logs
 		c.cmd.Stderr = c.cmd.Stdout
@@ -180,6 +179,14 @@ func (s *SyncBuffer) String() string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.b.String()
+}
+
+// argv is a command line as the cluster runs it: inside its sandbox, if any.
+func (c *Cluster) argv(argv ...string) []string {
+	if c.wrap == nil {
+		return argv
+	}
+	return c.wrap(argv...)
 }
 
 // Logs is everything the process printed so far.
@@ -241,7 +248,7 @@ func (c *Cluster) Kubectl(t testing.TB, version, dir string, args ...string) Res
 	bin := Kubectl(t, version)
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
-	argv := c.wrap(append([]string{bin, "--kubeconfig", c.Kubeconfig, "--cache-dir", filepath.Join(t.TempDir(), "cache")}, args...)...)
+	argv := c.argv(append([]string{bin, "--kubeconfig", c.Kubeconfig, "--cache-dir", filepath.Join(t.TempDir(), "cache")}, args...)...)
 	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
 	cmd.Dir = dir
 	cmd.Env = append(os.Environ(), "HOME="+t.TempDir(), "KUBECTL_COMMAND_HEADERS=true")
