@@ -19,7 +19,7 @@ import (
 
 	"kubik/ch01-apiserver/apiserver"
 	"kubik/ch01-apiserver/pki"
-	"kubik/ch01-apiserver/testenv"
+	"kubik/internal/testenv"
 )
 
 func TestAuthEndToEnd(t *testing.T) {

@@ -22,7 +22,7 @@ import (
 	"testing"
 	"time"
 
-	"kubik/ch01-apiserver/testenv"
+	"kubik/internal/testenv"
 )
 
 func TestKubectlEndToEnd(t *testing.T) {

@@ -4,8 +4,8 @@ import (
 	"os/exec"
 	"testing"
 
-	"kubik/ch01-apiserver/labtest"
-	"kubik/ch01-apiserver/testenv"
+	"kubik/internal/labtest"
+	"kubik/internal/testenv"
 )
 
 // TestLab runs the labs of docs/ch01-apiserver.md and docs/ch01-auth.md against a fresh chapter 1

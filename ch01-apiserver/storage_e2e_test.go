@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"kubik/ch01-apiserver/testenv"
+	"kubik/internal/testenv"
 )
 
 const storageManifests = `apiVersion: storage.k8s.io/v1

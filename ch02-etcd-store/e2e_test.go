@@ -24,8 +24,8 @@ import (
 	"testing"
 	"time"
 
-	"kubik/ch01-apiserver/testenv"
 	"kubik/ch02-etcd-store/etcdstore"
+	"kubik/internal/testenv"
 )
 
 const kubectlVersion = "1.33"

@@ -7,8 +7,8 @@ import (
 	"regexp"
 	"testing"
 
-	"kubik/ch01-apiserver/labtest"
-	"kubik/ch01-apiserver/testenv"
+	"kubik/internal/labtest"
+	"kubik/internal/testenv"
 )
 
 // etcdLine is what ch02 logs when its embedded etcd serves, before the

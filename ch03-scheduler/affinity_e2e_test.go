@@ -16,7 +16,7 @@ import (
 	"testing"
 	"time"
 
-	"kubik/ch01-apiserver/testenv"
+	"kubik/internal/testenv"
 )
 
 // podManifest is a pod with one nginx container, labels and extra spec

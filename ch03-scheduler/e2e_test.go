@@ -14,7 +14,7 @@ import (
 	"testing"
 	"time"
 
-	"kubik/ch01-apiserver/testenv"
+	"kubik/internal/testenv"
 )
 
 const kubectlVersion = "1.33"

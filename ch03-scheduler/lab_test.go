@@ -3,8 +3,8 @@ package main_test
 import (
 	"testing"
 
-	"kubik/ch01-apiserver/labtest"
-	"kubik/ch01-apiserver/testenv"
+	"kubik/internal/labtest"
+	"kubik/internal/testenv"
 )
 
 // TestLab runs the lab of docs/ch03-scheduler.md against a fresh chapter 3

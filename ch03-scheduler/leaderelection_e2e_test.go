@@ -14,8 +14,8 @@ import (
 	"testing"
 	"time"
 
-	"kubik/ch01-apiserver/testenv"
-	"kubik/ch03-scheduler/leaderelection/leaderelectiontest"
+	"kubik/internal/leaderelectiontest"
+	"kubik/internal/testenv"
 )
 
 func TestLeaderElectionFailover(t *testing.T) {

@@ -15,8 +15,8 @@ import (
 	"time"
 
 	"kubik/ch01-apiserver/api/appsv1"
-	"kubik/ch01-apiserver/testenv"
-	"kubik/ch03-scheduler/client"
+	"kubik/ch03-scheduler/clientgo/rest"
+	"kubik/internal/testenv"
 )
 
 const (
@@ -216,17 +216,17 @@ type rsWatch struct {
 // states the apiserver went through, in order.
 func watchReplicaSets(t *testing.T, kubeconfig string) *rsWatch {
 	t.Helper()
-	cl, err := client.New(kubeconfig, "e2e-watch")
+	cl, err := rest.New(kubeconfig, "e2e-watch")
 	if err != nil {
 		t.Fatal(err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	l, err := client.List[appsv1.ReplicaSet](ctx, cl, "default", client.ListOptions{LabelSelector: "app=web"})
+	l, err := rest.List[appsv1.ReplicaSet](ctx, cl, "default", rest.ListOptions{LabelSelector: "app=web"})
 	if err != nil {
 		cancel()
 		t.Fatal(err)
 	}
-	w, err := client.Watch[appsv1.ReplicaSet](ctx, cl, "default", client.ListOptions{LabelSelector: "app=web", ResourceVersion: l.ResourceVersion})
+	w, err := rest.Watch[appsv1.ReplicaSet](ctx, cl, "default", rest.ListOptions{LabelSelector: "app=web", ResourceVersion: l.ResourceVersion})
 	if err != nil {
 		cancel()
 		t.Fatal(err)

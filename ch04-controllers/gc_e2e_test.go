@@ -16,7 +16,7 @@ import (
 	"testing"
 	"time"
 
-	"kubik/ch01-apiserver/testenv"
+	"kubik/internal/testenv"
 )
 
 func TestGarbageCollectionNamespacesServiceAccountsVolumes(t *testing.T) {

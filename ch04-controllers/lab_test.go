@@ -3,8 +3,8 @@ package main_test
 import (
 	"testing"
 
-	"kubik/ch01-apiserver/labtest"
-	"kubik/ch01-apiserver/testenv"
+	"kubik/internal/labtest"
+	"kubik/internal/testenv"
 )
 
 // labArgs are the flags the lab's cluster runs with: three hollow nodes,

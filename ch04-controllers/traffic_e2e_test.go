@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"kubik/ch01-apiserver/testenv"
+	"kubik/internal/testenv"
 )
 
 func TestNoTrafficLeavesTheMachine(t *testing.T) {

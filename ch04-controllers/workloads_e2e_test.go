@@ -16,7 +16,7 @@ import (
 	"testing"
 	"time"
 
-	"kubik/ch01-apiserver/testenv"
+	"kubik/internal/testenv"
 )
 
 const workloadManifests = `

@@ -13,9 +13,9 @@ import (
 
 	cri "k8s.io/cri-api/pkg/apis/runtime/v1"
 
-	"kubik/ch01-apiserver/testenv"
 	"kubik/ch05-kubelet/containerd"
 	"kubik/ch05-kubelet/images"
+	"kubik/internal/testenv"
 )
 
 // node is a running chapter 5 program for one test: the cluster, its real

@@ -25,10 +25,10 @@ import (
 	"google.golang.org/grpc/credentials/insecure"
 	cri "k8s.io/cri-api/pkg/apis/runtime/v1"
 
-	"kubik/ch01-apiserver/testenv"
 	"kubik/ch05-kubelet/containerd"
 	"kubik/ch05-kubelet/images"
 	"kubik/ch05-kubelet/kubelet"
+	"kubik/internal/testenv"
 )
 
 const kubectl133 = "1.33"

@@ -7,8 +7,8 @@ import (
 	"strconv"
 	"testing"
 
-	"kubik/ch01-apiserver/labtest"
-	"kubik/ch01-apiserver/testenv"
+	"kubik/internal/labtest"
+	"kubik/internal/testenv"
 )
 
 // TestLab runs the lab of docs/ch05-kubelet.md against a fresh chapter 5

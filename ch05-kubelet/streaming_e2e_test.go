@@ -18,7 +18,7 @@ import (
 	"testing"
 
 	"kubik/ch01-apiserver/pki"
-	"kubik/ch01-apiserver/testenv"
+	"kubik/internal/testenv"
 )
 
 const talkerManifest = `apiVersion: v1

@@ -3,7 +3,7 @@ package main_test
 import (
 	"testing"
 
-	"kubik/ch01-apiserver/testenv"
+	"kubik/internal/testenv"
 )
 
 // TestMain removes the chapter binaries the tests built.

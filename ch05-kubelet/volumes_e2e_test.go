@@ -18,8 +18,8 @@ import (
 	"testing"
 	"time"
 
-	"kubik/ch01-apiserver/testenv"
 	"kubik/ch05-kubelet/kubelet"
+	"kubik/internal/testenv"
 )
 
 func TestVolumes(t *testing.T) {

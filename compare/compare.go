@@ -11,7 +11,7 @@ import (
 	"strconv"
 	"strings"
 
-	"kubik/ch01-apiserver/labtest"
+	"kubik/internal/labtest"
 )
 
 // Scenario is a list of kubectl commands in the docs-lab format (```console

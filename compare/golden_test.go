@@ -6,8 +6,8 @@ import (
 	"strings"
 	"testing"
 
-	"kubik/ch01-apiserver/testenv"
 	"kubik/compare"
+	"kubik/internal/testenv"
 )
 
 // TestGoldens runs every scenario against its Kubik chapter and compares the

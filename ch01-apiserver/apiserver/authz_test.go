@@ -256,7 +256,7 @@ func TestNodeRestriction(t *testing.T) {
 		t.Errorf("delete their pod: %v", err)
 	}
 	old, _ := s.getObject(ctx, nodesRes, "", "node-2")
-	n := deepCopy(nodesRes, old).(*corev1.Node)
+	n := metav1.DeepCopy(old.(*corev1.Node))
 	n.Labels = map[string]string{"role": "db"}
 	q = &request{res: nodesRes, info: &RequestInfo{Verb: "update", Name: "node-2"}, user: node1}
 	if err := s.admitNodeRestriction(ctx, q, n, old); err == nil || err.Error() != `nodes "node-2" is forbidden: node "node-1" is not allowed to modify node "node-2"` {

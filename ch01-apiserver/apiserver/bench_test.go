@@ -22,7 +22,7 @@ import (
 
 	"kubik/ch01-apiserver/app"
 	"kubik/ch01-apiserver/storage"
-	"kubik/ch01-apiserver/testenv"
+	"kubik/internal/testenv"
 )
 
 // benchServer is a private apiserver on in-memory storage and an admin client.

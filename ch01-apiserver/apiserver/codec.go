@@ -69,20 +69,6 @@ func setTypeMeta(res *scheme.Resource, obj metav1.Object) {
 	tm.APIVersion = res.GroupVersion()
 }
 
-// deepCopy copies an object through JSON: slow but obviously correct, and
-// the apiserver copies only on writes.
-func deepCopy(res *scheme.Resource, obj metav1.Object) metav1.Object {
-	b, err := json.Marshal(obj)
-	if err != nil {
-		panic(fmt.Sprintf("deepCopy: %v", err)) // our own types always marshal
-	}
-	out := res.New()
-	if err := json.Unmarshal(b, out); err != nil {
-		panic(fmt.Sprintf("deepCopy: %v", err))
-	}
-	return out
-}
-
 // parseRV reads a resourceVersion parameter; a malformed one is described
 // as upstream's APIObjectVersioner describes it. (Upstream answers a get or
 // watch with such a version with 500; here it is the client's 400.)

@@ -488,7 +488,7 @@ func (s *Server) delete(ctx context.Context, q *request, namespace, name string,
 		if grace > 0 || len(pending) > 0 || nsHeld {
 			// Graceful deletion: mark the object and let its owner (kubelet,
 			// garbage collector, namespace controller) finish the job.
-			updated := deepCopy(res, obj)
+			updated := metav1.DeepCopyObject(obj)
 			um := updated.GetObjectMeta()
 			now := metav1.Now()
 			if um.DeletionTimestamp == nil {

@@ -134,6 +134,12 @@ type Kubeconfig struct {
 	TLS *tls.Config
 	// Token is the bearer token, if the user authenticates with one.
 	Token string
+	// TokenFile, when set, is a file holding the bearer token; HTTPClient
+	// re-reads it as it changes (a projected service-account token, which
+	// the kubelet rotates), and the last token read takes the place of
+	// Token. LoadKubeconfig leaves it empty: a kubeconfig's tokenFile is
+	// read once, into Token. Upstream: rest.Config.BearerTokenFile.
+	TokenFile string
 	// CAData is the cluster CA bundle (PEM) the kubeconfig trusts, if any
 	// (client-go: rest.Config.TLSClientConfig.CAData). kube-controller-manager
 	// publishes it as the kube-root-ca.crt ConfigMap.
@@ -233,7 +239,10 @@ func (cfg *kubeconfigFile) resolve(baseDir string) (*Kubeconfig, error) {
 // HTTPClient returns a client that talks to k.Server as k.User.
 func (k *Kubeconfig) HTTPClient() *http.Client {
 	var rt http.RoundTripper = &http.Transport{TLSClientConfig: k.TLS.Clone(), ForceAttemptHTTP2: true}
-	if k.Token != "" {
+	switch {
+	case k.TokenFile != "":
+		rt = newFileTokenAuth(k.TokenFile, k.Token, rt)
+	case k.Token != "":
 		rt = bearerAuth{token: k.Token, next: rt}
 	}
 	return &http.Client{Transport: rt}

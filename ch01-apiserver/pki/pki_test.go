@@ -17,6 +17,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 	"sync"
@@ -481,5 +482,32 @@ func writeFile(t *testing.T, path string, data []byte) {
 	t.Helper()
 	if err := os.WriteFile(path, data, 0o600); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestKubeconfigAliasBomb: a kubeconfig whose clusters are nested YAML
+// aliases is refused after bounded work: yaml.v3 decodes into the
+// kubeconfig's structs, which stops at the first shape that does not fit
+// (and counts alias expansion with its own guard besides).
+func TestKubeconfigAliasBomb(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("apiVersion: v1\nkind: Config\nx0: &x0 [\"lol\"]\n")
+	for i := 1; i <= 9; i++ {
+		fmt.Fprintf(&b, "x%d: &x%d [%s]\n", i, i, strings.TrimSuffix(strings.Repeat(fmt.Sprintf("*x%d,", i-1), 10), ","))
+	}
+	b.WriteString("current-context: a\nclusters: *x9\n") // decoded, so expanded: the decoder must stop it
+	path := filepath.Join(t.TempDir(), "bomb.kubeconfig")
+	if err := os.WriteFile(path, []byte(b.String()), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	_, err := LoadKubeconfig(path)
+	runtime.ReadMemStats(&after)
+	if alloc := after.TotalAlloc - before.TotalAlloc; alloc > 256<<20 {
+		t.Errorf("LoadKubeconfig allocated %d MB", alloc>>20)
+	}
+	if err == nil || !strings.Contains(err.Error(), "cannot unmarshal !!seq into pki.namedCluster") {
+		t.Fatalf("LoadKubeconfig: %v, want a decoding error", err)
 	}
 }

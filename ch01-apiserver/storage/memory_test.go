@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"kubik/ch01-apiserver/storage"
-	"kubik/ch01-apiserver/storage/storagetest"
+	"kubik/internal/storagetest"
 )
 
 func TestMemoryConformance(t *testing.T) {

@@ -14,10 +14,10 @@ import (
 	"time"
 
 	"kubik/ch01-apiserver/storage"
-	"kubik/ch01-apiserver/storage/storagetest"
 	"kubik/ch02-etcd-store/cacher"
 	"kubik/ch02-etcd-store/etcdstore"
-	"kubik/ch02-etcd-store/etcdstore/etcdtest"
+	"kubik/internal/etcdtest"
+	"kubik/internal/storagetest"
 )
 
 var (

@@ -11,9 +11,9 @@ import (
 	"time"
 
 	"kubik/ch01-apiserver/storage"
-	"kubik/ch01-apiserver/storage/storagetest"
 	"kubik/ch02-etcd-store/etcdstore"
-	"kubik/ch02-etcd-store/etcdstore/etcdtest"
+	"kubik/internal/etcdtest"
+	"kubik/internal/storagetest"
 )
 
 // One embedded etcd serves the whole test binary; every store gets its own

@@ -23,7 +23,7 @@ import (
 	"kubik/ch01-apiserver/app"
 	"kubik/ch01-apiserver/pki"
 	"kubik/ch02-etcd-store/cluster"
-	"kubik/ch03-scheduler/client"
+	"kubik/ch03-scheduler/clientgo/rest"
 	"kubik/ch03-scheduler/hollownode"
 	"kubik/ch03-scheduler/notreadytaint"
 	"kubik/ch03-scheduler/scheduler"
@@ -102,7 +102,7 @@ func Start(ctx context.Context, opts *app.Options, flags cluster.Flags, cfg Conf
 }
 
 func startNotReadyTaint(ctx context.Context, c *Cluster, log *slog.Logger) error {
-	admin, err := client.New(c.AdminKubeconfig, "kubik-ch03-bootstrap")
+	admin, err := rest.New(c.AdminKubeconfig, "kubik-ch03-bootstrap")
 	if err != nil {
 		return err
 	}
@@ -113,7 +113,7 @@ func startNotReadyTaint(ctx context.Context, c *Cluster, log *slog.Logger) error
 	if err != nil {
 		return err
 	}
-	nlc, err := client.New(kc, "kube-controller-manager/node-lifecycle-standin")
+	nlc, err := rest.New(kc, "kube-controller-manager/node-lifecycle-standin")
 	if err != nil {
 		return err
 	}

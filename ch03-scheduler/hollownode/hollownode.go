@@ -58,10 +58,10 @@ import (
 	"kubik/ch01-apiserver/api/corev1"
 	"kubik/ch01-apiserver/api/metav1"
 	"kubik/ch01-apiserver/api/resource"
-	"kubik/ch03-scheduler/client"
-	"kubik/ch03-scheduler/informer"
-	"kubik/ch03-scheduler/nodelease"
-	"kubik/ch03-scheduler/workqueue"
+	"kubik/ch03-scheduler/clientgo/nodelease"
+	"kubik/ch03-scheduler/clientgo/rest"
+	"kubik/ch03-scheduler/clientgo/tools/cache"
+	"kubik/ch03-scheduler/clientgo/util/workqueue"
 )
 
 const (
@@ -110,10 +110,10 @@ type Config struct {
 // node is one running hollow node.
 type node struct {
 	cfg    Config
-	c      *client.Client
+	c      *rest.Client
 	log    *slog.Logger
 	cidr   netip.Prefix
-	pods   *informer.Informer[corev1.Pod, *corev1.Pod]
+	pods   *cache.Informer[corev1.Pod, *corev1.Pod]
 	queue  *workqueue.RateLimitingQueue[string]
 	booted metav1.Time
 
@@ -148,7 +148,7 @@ func Run(ctx context.Context, cfg Config) error {
 		log = slog.New(slog.DiscardHandler)
 	}
 	log = log.With("component", "hollow-node", "node", cfg.Name)
-	c, err := client.New(cfg.Kubeconfig, "kubelet/"+KubeletVersion+" (hollow-node/"+cfg.Name+")")
+	c, err := rest.New(cfg.Kubeconfig, "kubelet/"+KubeletVersion+" (hollow-node/"+cfg.Name+")")
 	if err != nil {
 		return err
 	}
@@ -163,11 +163,11 @@ func Run(ctx context.Context, cfg Config) error {
 
 	// The pods bound to this node, and nothing else (the Node authorizer
 	// allows a kubelet exactly this list).
-	n.pods = informer.New[corev1.Pod](c, informer.Options{FieldSelector: "spec.nodeName=" + cfg.Name, Logger: log})
-	n.pods.AddEventHandler(informer.ResourceEventHandlerFuncs[corev1.Pod]{
-		AddFunc:    func(p *corev1.Pod) { n.queue.Add(informer.MetaNamespaceKeyFunc(p)) },
-		UpdateFunc: func(_, p *corev1.Pod) { n.queue.Add(informer.MetaNamespaceKeyFunc(p)) },
-		DeleteFunc: func(p *corev1.Pod) { n.queue.Add(informer.MetaNamespaceKeyFunc(p)) },
+	n.pods = cache.New[corev1.Pod](c, cache.Options{FieldSelector: "spec.nodeName=" + cfg.Name, Logger: log})
+	n.pods.AddEventHandler(cache.ResourceEventHandlerFuncs[corev1.Pod]{
+		AddFunc:    func(p *corev1.Pod) { n.queue.Add(cache.MetaNamespaceKeyFunc(p)) },
+		UpdateFunc: func(_, p *corev1.Pod) { n.queue.Add(cache.MetaNamespaceKeyFunc(p)) },
+		DeleteFunc: func(p *corev1.Pod) { n.queue.Add(cache.MetaNamespaceKeyFunc(p)) },
 	})
 	go n.pods.Run(ctx)
 	go func() { <-ctx.Done(); n.queue.ShutDown() }()
@@ -237,8 +237,8 @@ func (n *node) register(ctx context.Context) error {
 			ProviderID: "hollow://" + n.cfg.Name, Taints: n.cfg.Taints},
 	}
 	return retry(ctx, n.log, "register node", func() error {
-		_, err := client.Create(ctx, n.c, obj)
-		if err != nil && !client.IsAlreadyExists(err) {
+		_, err := rest.Create(ctx, n.c, obj)
+		if err != nil && !rest.IsAlreadyExists(err) {
 			return err
 		}
 		return n.updateStatus(ctx)
@@ -246,12 +246,12 @@ func (n *node) register(ctx context.Context) error {
 }
 
 func (n *node) updateStatus(ctx context.Context) error {
-	cur, err := client.Get[corev1.Node](ctx, n.c, "", n.cfg.Name)
+	cur, err := rest.Get[corev1.Node](ctx, n.c, "", n.cfg.Name)
 	if err != nil {
 		return err
 	}
 	cur.Status = n.status()
-	_, err = client.UpdateStatus(ctx, n.c, cur)
+	_, err = rest.UpdateStatus(ctx, n.c, cur)
 	return err
 }
 
@@ -287,7 +287,7 @@ func (n *node) heartbeat(ctx context.Context) {
 // checkSimulatedStop reads the Node's AnnotationSimulateStopped. On
 // resuming, the node posts its status at once and looks at its pods again.
 func (n *node) checkSimulatedStop(ctx context.Context) {
-	obj, err := client.Get[corev1.Node](ctx, n.c, "", n.cfg.Name)
+	obj, err := rest.Get[corev1.Node](ctx, n.c, "", n.cfg.Name)
 	if err != nil {
 		return
 	}
@@ -305,7 +305,7 @@ func (n *node) checkSimulatedStop(ctx context.Context) {
 			n.log.Warn("cannot update node status", "err", err)
 		}
 		for _, p := range n.pods.GetStore().List() {
-			n.queue.Add(informer.MetaNamespaceKeyFunc(p))
+			n.queue.Add(cache.MetaNamespaceKeyFunc(p))
 		}
 	}
 }
@@ -337,7 +337,7 @@ func (n *node) processNext(ctx context.Context) bool {
 // syncPod is the hollow kubelet's whole pod lifecycle: start (report
 // Running), and finish a graceful deletion.
 func (n *node) syncPod(ctx context.Context, key string) error {
-	ns, name := informer.SplitMetaNamespaceKey(key)
+	ns, name := cache.SplitMetaNamespaceKey(key)
 	pod, ok := n.pods.GetStore().Get(ns, name)
 	if !ok {
 		return nil // gone; its IP is released by releaseIPs
@@ -352,9 +352,9 @@ func (n *node) syncPod(ctx context.Context, key string) error {
 		// the pod's UID so that a new pod of the same name is untouched.
 		zero := int64(0)
 		uid := pod.UID
-		err := client.Delete[corev1.Pod](ctx, n.c, ns, name, &metav1.DeleteOptions{GracePeriodSeconds: &zero,
+		err := rest.Delete[corev1.Pod](ctx, n.c, ns, name, &metav1.DeleteOptions{GracePeriodSeconds: &zero,
 			Preconditions: &metav1.Preconditions{UID: &uid}})
-		if err != nil && !client.IsNotFound(err) && !client.IsConflict(err) {
+		if err != nil && !rest.IsNotFound(err) && !rest.IsConflict(err) {
 			return err
 		}
 		n.releaseIP(string(uid))
@@ -381,8 +381,8 @@ func (n *node) syncPod(ctx context.Context, key string) error {
 		return err
 	}
 	p.Status = runningStatus(&p, n.cfg.InternalIP, ip, metav1.Now())
-	if _, err := client.UpdateStatus(ctx, n.c, &p); err != nil {
-		if client.IsNotFound(err) {
+	if _, err := rest.UpdateStatus(ctx, n.c, &p); err != nil {
+		if rest.IsNotFound(err) {
 			n.releaseIP(string(p.UID))
 			return nil
 		}
@@ -420,7 +420,7 @@ func (n *node) restoreReady(ctx context.Context, key string, pod *corev1.Pod) er
 	for i := range p.Status.ContainerStatuses {
 		p.Status.ContainerStatuses[i].Ready = true
 	}
-	if _, err := client.UpdateStatus(ctx, n.c, &p); err != nil && !client.IsNotFound(err) {
+	if _, err := rest.UpdateStatus(ctx, n.c, &p); err != nil && !rest.IsNotFound(err) {
 		return err
 	}
 	n.log.Info("SIMULATED pod ready again", "pod", key)
@@ -456,8 +456,8 @@ func (n *node) finishPod(ctx context.Context, key string, pod *corev1.Pod, exitC
 	}
 	p := *pod
 	p.Status = finishedStatus(pod, exitCode, metav1.Now())
-	if _, err := client.UpdateStatus(ctx, n.c, &p); err != nil {
-		if client.IsNotFound(err) {
+	if _, err := rest.UpdateStatus(ctx, n.c, &p); err != nil {
+		if rest.IsNotFound(err) {
 			return nil
 		}
 		return err

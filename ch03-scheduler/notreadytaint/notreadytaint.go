@@ -26,9 +26,9 @@ import (
 	"kubik/ch01-apiserver/api/metav1"
 	"kubik/ch01-apiserver/api/rbacv1"
 	"kubik/ch01-apiserver/pki"
-	"kubik/ch03-scheduler/client"
-	"kubik/ch03-scheduler/informer"
-	"kubik/ch03-scheduler/workqueue"
+	"kubik/ch03-scheduler/clientgo/rest"
+	"kubik/ch03-scheduler/clientgo/tools/cache"
+	"kubik/ch03-scheduler/clientgo/util/workqueue"
 )
 
 // Identity is the node lifecycle controller's, as kube-controller-manager
@@ -60,12 +60,12 @@ func RBAC() (*rbacv1.ClusterRole, *rbacv1.ClusterRoleBinding) {
 }
 
 // EnsureRBAC creates RBAC() with admin's client, if missing.
-func EnsureRBAC(ctx context.Context, admin *client.Client) error {
+func EnsureRBAC(ctx context.Context, admin *rest.Client) error {
 	role, binding := RBAC()
-	if _, err := client.Create(ctx, admin, role); err != nil && !client.IsAlreadyExists(err) {
+	if _, err := rest.Create(ctx, admin, role); err != nil && !rest.IsAlreadyExists(err) {
 		return err
 	}
-	if _, err := client.Create(ctx, admin, binding); err != nil && !client.IsAlreadyExists(err) {
+	if _, err := rest.Create(ctx, admin, binding); err != nil && !rest.IsAlreadyExists(err) {
 		return err
 	}
 	return nil
@@ -73,16 +73,16 @@ func EnsureRBAC(ctx context.Context, admin *client.Client) error {
 
 // Run removes the not-ready:NoSchedule taint from Ready nodes until ctx
 // ends; c acts as Identity.
-func Run(ctx context.Context, c *client.Client, log *slog.Logger) {
+func Run(ctx context.Context, c *rest.Client, log *slog.Logger) {
 	log = log.With("component", "node-lifecycle-standin")
-	nodes := informer.New[corev1.Node](c, informer.Options{Logger: log})
+	nodes := cache.New[corev1.Node](c, cache.Options{Logger: log})
 	q := workqueue.NewRateLimiting(workqueue.DefaultControllerRateLimiter[string]())
 	enqueue := func(n *corev1.Node) {
 		if ready(n) && notReadyTaint(n) >= 0 {
 			q.Add(n.Name)
 		}
 	}
-	nodes.AddEventHandler(informer.ResourceEventHandlerFuncs[corev1.Node]{
+	nodes.AddEventHandler(cache.ResourceEventHandlerFuncs[corev1.Node]{
 		AddFunc: enqueue, UpdateFunc: func(_, n *corev1.Node) { enqueue(n) },
 	})
 	go nodes.Run(ctx)
@@ -122,9 +122,9 @@ func notReadyTaint(n *corev1.Node) int {
 
 // untaint reads the node afresh and writes it without the taint; the
 // resourceVersion makes a concurrent change a conflict (retried).
-func untaint(ctx context.Context, c *client.Client, name string, log *slog.Logger) error {
-	n, err := client.Get[corev1.Node](ctx, c, "", name)
-	if client.IsNotFound(err) {
+func untaint(ctx context.Context, c *rest.Client, name string, log *slog.Logger) error {
+	n, err := rest.Get[corev1.Node](ctx, c, "", name)
+	if rest.IsNotFound(err) {
 		return nil
 	}
 	if err != nil {
@@ -135,7 +135,7 @@ func untaint(ctx context.Context, c *client.Client, name string, log *slog.Logge
 		return nil
 	}
 	n.Spec.Taints = append(n.Spec.Taints[:i:i], n.Spec.Taints[i+1:]...)
-	if _, err := client.Update(ctx, c, n); err != nil {
+	if _, err := rest.Update(ctx, c, n); err != nil {
 		return err
 	}
 	log.Info("node is Ready: removed taint "+corev1.TaintNodeNotReady+":NoSchedule", "node", name)

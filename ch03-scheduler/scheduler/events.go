@@ -11,7 +11,7 @@ import (
 	"kubik/ch01-apiserver/api/corev1"
 	"kubik/ch01-apiserver/api/eventsv1"
 	"kubik/ch01-apiserver/api/metav1"
-	"kubik/ch03-scheduler/client"
+	"kubik/ch03-scheduler/clientgo/rest"
 )
 
 // Recorder writes events.k8s.io/v1 Events about pods, as upstream's
@@ -23,7 +23,7 @@ import (
 // (the events client's, separate from the binds') paces the writes.
 // Upstream: client-go/tools/events.
 type Recorder struct {
-	c          *client.Client
+	c          *rest.Client
 	controller string
 	instance   string
 	log        *slog.Logger
@@ -39,7 +39,7 @@ type Recorder struct {
 	series map[string]*eventsv1.Event // isomorphic key -> the event written
 }
 
-func NewRecorder(c *client.Client, controller, instance string, log *slog.Logger) *Recorder {
+func NewRecorder(c *rest.Client, controller, instance string, log *slog.Logger) *Recorder {
 	r := &Recorder{c: c, controller: controller, instance: instance, log: log, series: map[string]*eventsv1.Event{}}
 	r.pcond = sync.NewCond(&r.pmu)
 	return r
@@ -163,15 +163,15 @@ func (r *Recorder) write(ctx context.Context, e *eventsv1.Event) error {
 	r.mu.Unlock()
 	if ok {
 		patch, _ := json.Marshal(map[string]any{"series": prev.Series})
-		_, err := client.Patch[eventsv1.Event](ctx, r.c, prev.Namespace, prev.Name, client.MergePatchType, patch, "")
-		if err == nil || !client.IsNotFound(err) {
+		_, err := rest.Patch[eventsv1.Event](ctx, r.c, prev.Namespace, prev.Name, rest.MergePatchType, patch, "")
+		if err == nil || !rest.IsNotFound(err) {
 			return err
 		}
 		// The event expired (events live an hour): write a new one.
 	}
 	// The event is remembered as sent (its name is ours); the stored copy
 	// the apiserver answers with is not needed.
-	if err := client.CreateWithoutResult(ctx, r.c, e); err != nil {
+	if err := rest.CreateWithoutResult(ctx, r.c, e); err != nil {
 		return err
 	}
 	r.mu.Lock()

@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"kubik/ch01-apiserver/api/corev1"
-	"kubik/ch03-scheduler/informer"
+	"kubik/ch03-scheduler/clientgo/tools/cache"
 	"kubik/ch03-scheduler/scheduler/framework"
 )
 
@@ -75,7 +75,7 @@ func NewSchedulingQueue(less func(a, b *framework.QueuedPodInfo) bool) *Scheduli
 	return q
 }
 
-func key(p *corev1.Pod) string { return informer.MetaNamespaceKeyFunc(p) }
+func key(p *corev1.Pod) string { return cache.MetaNamespaceKeyFunc(p) }
 
 // Run moves pods whose backoff ended (every second) and pods unschedulable
 // for too long (every 30 s) to activeQ, until ctx ends.

@@ -37,9 +37,9 @@ import (
 	"kubik/ch01-apiserver/api/policyv1"
 	"kubik/ch01-apiserver/api/storagev1"
 	"kubik/ch01-apiserver/pki"
-	"kubik/ch03-scheduler/client"
-	"kubik/ch03-scheduler/informer"
-	"kubik/ch03-scheduler/leaderelection"
+	"kubik/ch03-scheduler/clientgo/rest"
+	"kubik/ch03-scheduler/clientgo/tools/cache"
+	"kubik/ch03-scheduler/clientgo/tools/leaderelection"
 	"kubik/ch03-scheduler/scheduler/framework"
 	"kubik/ch03-scheduler/scheduler/plugins"
 )
@@ -68,25 +68,25 @@ type Config struct {
 // Scheduler is one running scheduler.
 type Scheduler struct {
 	name   string
-	client *client.Client
+	client *rest.Client
 	fw     *framework.Framework
 	queue  *SchedulingQueue
 	cache  *Cache
-	pods   *informer.Informer[corev1.Pod, *corev1.Pod]
-	nodes  *informer.Informer[corev1.Node, *corev1.Node]
+	pods   *cache.Informer[corev1.Pod, *corev1.Pod]
+	nodes  *cache.Informer[corev1.Node, *corev1.Node]
 	// pdbs: preemption prefers victims whose PodDisruptionBudget allows
 	// their eviction (DefaultPreemption.PdbLister).
-	pdbs *informer.Informer[policyv1.PodDisruptionBudget, *policyv1.PodDisruptionBudget]
+	pdbs *cache.Informer[policyv1.PodDisruptionBudget, *policyv1.PodDisruptionBudget]
 	// The objects that group pods into sets, for PodTopologySpread's
 	// system default constraints.
-	services *informer.Informer[corev1.Service, *corev1.Service]
-	rcs      *informer.Informer[corev1.ReplicationController, *corev1.ReplicationController]
-	rss      *informer.Informer[appsv1.ReplicaSet, *appsv1.ReplicaSet]
-	sss      *informer.Informer[appsv1.StatefulSet, *appsv1.StatefulSet]
+	services *cache.Informer[corev1.Service, *corev1.Service]
+	rcs      *cache.Informer[corev1.ReplicationController, *corev1.ReplicationController]
+	rss      *cache.Informer[appsv1.ReplicaSet, *appsv1.ReplicaSet]
+	sss      *cache.Informer[appsv1.StatefulSet, *appsv1.StatefulSet]
 	// Claims, volumes and classes, for VolumeBinding.
-	pvcs           *informer.Informer[corev1.PersistentVolumeClaim, *corev1.PersistentVolumeClaim]
-	pvs            *informer.Informer[corev1.PersistentVolume, *corev1.PersistentVolume]
-	storageClasses *informer.Informer[storagev1.StorageClass, *storagev1.StorageClass]
+	pvcs           *cache.Informer[corev1.PersistentVolumeClaim, *corev1.PersistentVolumeClaim]
+	pvs            *cache.Informer[corev1.PersistentVolume, *corev1.PersistentVolume]
+	storageClasses *cache.Informer[storagev1.StorageClass, *storagev1.StorageClass]
 	// informers: all of the above, for Run to start and wait for.
 	informers []interface {
 		Run(context.Context)
@@ -114,12 +114,12 @@ func Run(ctx context.Context, cfg Config) error {
 		log = slog.New(slog.DiscardHandler)
 	}
 	log = log.With("component", "kube-scheduler")
-	newClient := func() (*client.Client, error) {
+	newClient := func() (*rest.Client, error) {
 		k, err := pki.LoadKubeconfig(cfg.Kubeconfig)
 		if err != nil {
 			return nil, err
 		}
-		return client.NewForConfig(client.Config{Kubeconfig: k, UserAgent: "kube-scheduler/" + Version,
+		return rest.NewForConfig(rest.Config{Kubeconfig: k, UserAgent: "kube-scheduler/" + Version,
 			QPS: cfg.KubeAPIQPS, Burst: cfg.KubeAPIBurst})
 	}
 	c, err := newClient()
@@ -141,7 +141,7 @@ func Run(ctx context.Context, cfg Config) error {
 		go inf.Run(ctx)
 		synced = append(synced, inf.HasSynced)
 	}
-	if !informer.WaitForCacheSync(ctx, synced...) {
+	if !cache.WaitForCacheSync(ctx, synced...) {
 		return ctx.Err()
 	}
 	log.Info("caches synced", "nodes", s.nodes.GetStore().Len(), "pods", s.pods.GetStore().Len())
@@ -174,7 +174,7 @@ func Run(ctx context.Context, cfg Config) error {
 
 // New builds a scheduler over c with the default profile, writing events
 // through eventClient (it may be c); its informers are not running yet.
-func New(c, eventClient *client.Client, schedulerName string, log *slog.Logger) (*Scheduler, error) {
+func New(c, eventClient *rest.Client, schedulerName string, log *slog.Logger) (*Scheduler, error) {
 	pl, weights := plugins.Default(c)
 	fw, err := framework.New(pl, weights)
 	if err != nil {
@@ -191,23 +191,23 @@ func New(c, eventClient *client.Client, schedulerName string, log *slog.Logger) 
 		recorder: NewRecorder(eventClient, schedulerName, schedulerName+"-"+host, log)}
 	// Pods that have not finished: the unscheduled ones feed the queue, the
 	// bound ones the cache (as upstream's scheduler informer).
-	s.pods = informer.New[corev1.Pod](c, informer.Options{FieldSelector: "status.phase!=Succeeded,status.phase!=Failed", Logger: log})
+	s.pods = cache.New[corev1.Pod](c, cache.Options{FieldSelector: "status.phase!=Succeeded,status.phase!=Failed", Logger: log})
 	s.queue.nominator.podExists = func(p *corev1.Pod) bool {
 		cur, ok := s.pods.GetStore().Get(p.Namespace, p.Name)
 		return ok && cur.UID == p.UID && !assigned(cur)
 	}
 	s.queue.PreEnqueue = func(p *corev1.Pod) *framework.Status { return fw.RunPreEnqueuePlugins(context.Background(), p) }
 	fw.SetHandle(framework.Handle{ClientSet: c, EventRecorder: s.recorder, PodNominator: s.queue.nominator, Logger: log})
-	s.nodes = informer.New[corev1.Node](c, informer.Options{Logger: log})
-	s.pdbs = informer.New[policyv1.PodDisruptionBudget](c, informer.Options{Logger: log})
-	s.services = informer.New[corev1.Service](c, informer.Options{Logger: log})
-	informer.AddNamespaceIndex(s.services)
-	s.rcs = informer.New[corev1.ReplicationController](c, informer.Options{Logger: log})
-	s.rss = informer.New[appsv1.ReplicaSet](c, informer.Options{Logger: log})
-	s.sss = informer.New[appsv1.StatefulSet](c, informer.Options{Logger: log})
-	s.pvcs = informer.New[corev1.PersistentVolumeClaim](c, informer.Options{Logger: log})
-	s.pvs = informer.New[corev1.PersistentVolume](c, informer.Options{Logger: log})
-	s.storageClasses = informer.New[storagev1.StorageClass](c, informer.Options{Logger: log})
+	s.nodes = cache.New[corev1.Node](c, cache.Options{Logger: log})
+	s.pdbs = cache.New[policyv1.PodDisruptionBudget](c, cache.Options{Logger: log})
+	s.services = cache.New[corev1.Service](c, cache.Options{Logger: log})
+	cache.AddNamespaceIndex(s.services)
+	s.rcs = cache.New[corev1.ReplicationController](c, cache.Options{Logger: log})
+	s.rss = cache.New[appsv1.ReplicaSet](c, cache.Options{Logger: log})
+	s.sss = cache.New[appsv1.StatefulSet](c, cache.Options{Logger: log})
+	s.pvcs = cache.New[corev1.PersistentVolumeClaim](c, cache.Options{Logger: log})
+	s.pvs = cache.New[corev1.PersistentVolume](c, cache.Options{Logger: log})
+	s.storageClasses = cache.New[storagev1.StorageClass](c, cache.Options{Logger: log})
 	s.informers = append(s.informers, s.pods, s.nodes, s.pdbs, s.services, s.rcs, s.rss, s.sss, s.pvcs, s.pvs, s.storageClasses)
 	for _, p := range pl {
 		switch p := p.(type) {
@@ -217,7 +217,7 @@ func New(c, eventClient *client.Client, schedulerName string, log *slog.Logger) 
 		case *plugins.PodTopologySpread:
 			p.Listers = &plugins.Listers{
 				Services: func(namespace string) []*corev1.Service {
-					return s.services.GetStore().ByIndex(informer.NamespaceIndex, namespace)
+					return s.services.GetStore().ByIndex(cache.NamespaceIndex, namespace)
 				},
 				ReplicationController: s.rcs.GetStore().Get,
 				ReplicaSet:            s.rss.GetStore().Get,
@@ -240,17 +240,17 @@ func assigned(p *corev1.Pod) bool { return p.Spec.NodeName != "" }
 // addEventHandlers connects the informers to the queue and the cache.
 // Upstream: eventhandlers.go.
 func (s *Scheduler) addEventHandlers() {
-	s.pods.AddEventHandler(informer.FilteringResourceEventHandler[corev1.Pod]{
+	s.pods.AddEventHandler(cache.FilteringResourceEventHandler[corev1.Pod]{
 		FilterFunc: func(p *corev1.Pod) bool { return !assigned(p) && p.Spec.SchedulerName == s.name },
-		Handler: informer.ResourceEventHandlerFuncs[corev1.Pod]{
+		Handler: cache.ResourceEventHandlerFuncs[corev1.Pod]{
 			AddFunc:    s.queue.Add,
 			UpdateFunc: s.queue.Update,
 			DeleteFunc: s.queue.Delete,
 		},
 	})
-	s.pods.AddEventHandler(informer.FilteringResourceEventHandler[corev1.Pod]{
+	s.pods.AddEventHandler(cache.FilteringResourceEventHandler[corev1.Pod]{
 		FilterFunc: assigned,
-		Handler: informer.ResourceEventHandlerFuncs[corev1.Pod]{
+		Handler: cache.ResourceEventHandlerFuncs[corev1.Pod]{
 			AddFunc: func(p *corev1.Pod) {
 				s.cache.AddOrUpdatePod(p)
 				// A new pod on a node can satisfy another pod's affinity or
@@ -269,7 +269,7 @@ func (s *Scheduler) addEventHandlers() {
 			},
 		},
 	})
-	s.nodes.AddEventHandler(informer.ResourceEventHandlerFuncs[corev1.Node]{
+	s.nodes.AddEventHandler(cache.ResourceEventHandlerFuncs[corev1.Node]{
 		AddFunc: func(n *corev1.Node) {
 			s.cache.AddOrUpdateNode(n)
 			s.queue.MoveAllToActiveOrBackoffQueue("NodeAdd")
@@ -294,8 +294,8 @@ func (s *Scheduler) addEventHandlers() {
 // volumeEvents: a claim, a volume or a class added or changed may let a
 // pod VolumeBinding rejected in (a claim bound by the PersistentVolume
 // controller, most often).
-func volumeEvents[T any](s *Scheduler, kind string) informer.ResourceEventHandlerFuncs[T] {
-	return informer.ResourceEventHandlerFuncs[T]{
+func volumeEvents[T any](s *Scheduler, kind string) cache.ResourceEventHandlerFuncs[T] {
+	return cache.ResourceEventHandlerFuncs[T]{
 		AddFunc:    func(*T) { s.queue.MovePodsRejectedBy(kind+"Add", "VolumeBinding") },
 		UpdateFunc: func(_, _ *T) { s.queue.MovePodsRejectedBy(kind+"Update", "VolumeBinding") },
 	}
@@ -498,8 +498,8 @@ func (s *Scheduler) updatePod(ctx context.Context, pod *corev1.Pod, cond *corev1
 		return nil
 	}
 	patch, _ := json.Marshal(map[string]any{"status": status})
-	_, err := client.Patch[corev1.Pod](ctx, s.client, pod.Namespace, pod.Name, client.StrategicMergePatchType, patch, "status")
-	if client.IsNotFound(err) {
+	_, err := rest.Patch[corev1.Pod](ctx, s.client, pod.Namespace, pod.Name, rest.StrategicMergePatchType, patch, "status")
+	if rest.IsNotFound(err) {
 		return nil
 	}
 	return err

@@ -14,15 +14,15 @@ import (
 	"reflect"
 	"sync"
 
-	"kubik/ch03-scheduler/client"
-	"kubik/ch03-scheduler/informer"
+	"kubik/ch03-scheduler/clientgo/rest"
+	"kubik/ch03-scheduler/clientgo/tools/cache"
 )
 
 // ControllerContext is what every controller is started with. Upstream:
 // app.ControllerContext.
 type ControllerContext struct {
 	// Client talks to the apiserver with the controller manager's identity.
-	Client *client.Client
+	Client *rest.Client
 	// Informers hands out the shared informers; started after every
 	// controller has asked for its own (Start).
 	Informers *SharedInformers
@@ -32,7 +32,7 @@ type ControllerContext struct {
 // SharedInformers keeps one informer per resource type. Upstream:
 // informers.SharedInformerFactory.
 type SharedInformers struct {
-	client *client.Client
+	client *rest.Client
 	log    *slog.Logger
 
 	mu        sync.Mutex
@@ -46,7 +46,7 @@ type runner interface {
 	HasSynced() bool
 }
 
-func NewSharedInformers(c *client.Client, log *slog.Logger) *SharedInformers {
+func NewSharedInformers(c *rest.Client, log *slog.Logger) *SharedInformers {
 	return &SharedInformers{client: c, log: log, informers: map[reflect.Type]runner{}, started: map[reflect.Type]bool{}}
 }
 
@@ -54,14 +54,14 @@ func NewSharedInformers(c *client.Client, log *slog.Logger) *SharedInformers {
 // selectors), creating it on first use:
 //
 //	pods := controller.InformerFor[corev1.Pod](ctx.Informers)
-func InformerFor[T any, PT client.Object[T]](s *SharedInformers) *informer.Informer[T, PT] {
+func InformerFor[T any, PT rest.Object[T]](s *SharedInformers) *cache.Informer[T, PT] {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	t := reflect.TypeFor[T]()
 	if i, ok := s.informers[t]; ok {
-		return i.(*informer.Informer[T, PT])
+		return i.(*cache.Informer[T, PT])
 	}
-	i := informer.New[T, PT](s.client, informer.Options{Logger: s.log})
+	i := cache.New[T, PT](s.client, cache.Options{Logger: s.log})
 	s.informers[t] = i
 	if s.ctx != nil {
 		s.started[t] = true
@@ -92,5 +92,5 @@ func (s *SharedInformers) WaitForCacheSync(ctx context.Context) bool {
 		synced = append(synced, i.HasSynced)
 	}
 	s.mu.Unlock()
-	return informer.WaitForCacheSync(ctx, synced...)
+	return cache.WaitForCacheSync(ctx, synced...)
 }

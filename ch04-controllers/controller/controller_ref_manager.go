@@ -8,7 +8,7 @@ import (
 
 	"kubik/ch01-apiserver/api/metav1"
 	"kubik/ch01-apiserver/apiserver/selection"
-	"kubik/ch03-scheduler/client"
+	"kubik/ch03-scheduler/clientgo/rest"
 )
 
 // ControllerRefManager decides which objects of type T a controller owns:
@@ -28,8 +28,8 @@ import (
 // Upstream: pkg/controller/controller_ref_manager.go
 // (BaseControllerRefManager.ClaimObject, PodControllerRefManager,
 // ReplicaSetControllerRefManager).
-type ControllerRefManager[T any, PT client.Object[T]] struct {
-	Client     *client.Client
+type ControllerRefManager[T any, PT rest.Object[T]] struct {
+	Client     *rest.Client
 	Controller *metav1.ObjectMeta
 	APIVersion string // of the controller: "apps/v1"
 	Kind       string // of the controller: "ReplicaSet"
@@ -88,7 +88,7 @@ func (m *ControllerRefManager[T, PT]) claimObject(ctx context.Context, o *T, mat
 		if m.Controller.DeletionTimestamp != nil {
 			return false, nil
 		}
-		if err := m.release(ctx, meta); err != nil && !client.IsNotFound(err) {
+		if err := m.release(ctx, meta); err != nil && !rest.IsNotFound(err) {
 			return false, err
 		}
 		return false, nil
@@ -99,7 +99,7 @@ func (m *ControllerRefManager[T, PT]) claimObject(ctx context.Context, o *T, mat
 		return false, nil
 	}
 	if err := m.adopt(ctx, meta); err != nil {
-		if client.IsNotFound(err) {
+		if rest.IsNotFound(err) {
 			return false, nil
 		}
 		return false, err
@@ -130,7 +130,7 @@ func (m *ControllerRefManager[T, PT]) adopt(ctx context.Context, meta *metav1.Ob
 	p.Metadata.UID = meta.UID
 	p.Metadata.OwnerReferences = []any{NewControllerRef(m.Controller, m.APIVersion, m.Kind)}
 	body, _ := json.Marshal(p)
-	_, err := client.Patch[T, PT](ctx, m.Client, meta.Namespace, meta.Name, client.StrategicMergePatchType, body, "")
+	_, err := rest.Patch[T, PT](ctx, m.Client, meta.Namespace, meta.Name, rest.StrategicMergePatchType, body, "")
 	return err
 }
 
@@ -139,15 +139,15 @@ func (m *ControllerRefManager[T, PT]) release(ctx context.Context, meta *metav1.
 	p.Metadata.UID = meta.UID
 	p.Metadata.OwnerReferences = []any{map[string]string{"$patch": "delete", "uid": m.Controller.UID}}
 	body, _ := json.Marshal(p)
-	_, err := client.Patch[T, PT](ctx, m.Client, meta.Namespace, meta.Name, client.StrategicMergePatchType, body, "")
-	if err != nil && (client.IsNotFound(err) || client.IsInvalid(err)) {
+	_, err := rest.Patch[T, PT](ctx, m.Client, meta.Namespace, meta.Name, rest.StrategicMergePatchType, body, "")
+	if err != nil && (rest.IsNotFound(err) || rest.IsInvalid(err)) {
 		return nil // gone, or no longer has our reference
 	}
 	return err
 }
 
 func (m *ControllerRefManager[T, PT]) objectKind() string {
-	r, err := client.ResourceFor[T]()
+	r, err := rest.ResourceFor[T]()
 	if err != nil {
 		return "object"
 	}

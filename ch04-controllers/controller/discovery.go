@@ -10,7 +10,7 @@ import (
 
 	"kubik/ch01-apiserver/api/metav1"
 	"kubik/ch01-apiserver/api/scheme"
-	"kubik/ch03-scheduler/client"
+	"kubik/ch03-scheduler/clientgo/rest"
 )
 
 // Discovery: the controllers that act on every kind of object (the garbage
@@ -45,15 +45,15 @@ func (e *ErrGroupDiscoveryFailed) Error() string {
 // preferred version of each group, subresources left out. Each is a
 // scheme.Resource with Group, Version, Resource, Kind, Namespaced and Verbs
 // set, usable with client.ResourcePath and client.ListResource.
-func ServerPreferredResources(ctx context.Context, c *client.Client) ([]*scheme.Resource, error) {
+func ServerPreferredResources(ctx context.Context, c *rest.Client) ([]*scheme.Resource, error) {
 	var gvs []string // "v1", "apps/v1", ...
 	var versions metav1.APIVersions
-	if err := c.Do(ctx, client.Request{Method: http.MethodGet, Path: "/api"}, &versions); err != nil {
+	if err := c.Do(ctx, rest.Request{Method: http.MethodGet, Path: "/api"}, &versions); err != nil {
 		return nil, err
 	}
 	gvs = append(gvs, versions.Versions...)
 	var groups metav1.APIGroupList
-	if err := c.Do(ctx, client.Request{Method: http.MethodGet, Path: "/apis"}, &groups); err != nil {
+	if err := c.Do(ctx, rest.Request{Method: http.MethodGet, Path: "/apis"}, &groups); err != nil {
 		return nil, err
 	}
 	for _, g := range groups.Groups {
@@ -73,7 +73,7 @@ func ServerPreferredResources(ctx context.Context, c *client.Client) ([]*scheme.
 			path, group, version = "/api/"+gv, "", gv
 		}
 		var list metav1.APIResourceList
-		if err := c.Do(ctx, client.Request{Method: http.MethodGet, Path: path}, &list); err != nil {
+		if err := c.Do(ctx, rest.Request{Method: http.MethodGet, Path: path}, &list); err != nil {
 			failed[gv] = err
 			continue
 		}

@@ -46,17 +46,3 @@ func SafeEncodeString(s string) string {
 	}
 	return string(r)
 }
-
-// DeepCopy copies an API object through its JSON form: objects from an
-// informer's cache are shared and must be copied before they are changed.
-func DeepCopy[T any](in *T) *T {
-	data, err := json.Marshal(in)
-	if err != nil {
-		panic(fmt.Sprintf("DeepCopy: %v", err))
-	}
-	out := new(T)
-	if err := json.Unmarshal(data, out); err != nil {
-		panic(fmt.Sprintf("DeepCopy: %v", err))
-	}
-	return out
-}

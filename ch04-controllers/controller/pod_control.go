@@ -8,7 +8,8 @@ import (
 
 	"kubik/ch01-apiserver/api/corev1"
 	"kubik/ch01-apiserver/api/metav1"
-	"kubik/ch03-scheduler/client"
+	"kubik/ch03-scheduler/clientgo/rest"
+	"kubik/ch04-controllers/record"
 )
 
 // Event reasons of the pod-creating controllers. Upstream: the same names
@@ -33,7 +34,7 @@ func NewControllerRef(owner *metav1.ObjectMeta, apiVersion, kind string) metav1.
 // the template's labels, annotations, finalizers and spec, the name
 // generated from "<owner>-", and controllerRef as its owner.
 func GetPodFromTemplate(template *corev1.PodTemplateSpec, parent *metav1.ObjectMeta, controllerRef *metav1.OwnerReference) (*corev1.Pod, error) {
-	t := DeepCopy(template) // the pod must not share maps with the template
+	t := metav1.DeepCopy(template) // the pod must not share maps with the template
 	// The apiserver adds 5 random characters (and cuts a long prefix).
 	prefix := parent.Name + "-"
 	pod := &corev1.Pod{
@@ -60,21 +61,21 @@ func GetPodFromTemplate(template *corev1.PodTemplateSpec, parent *metav1.ObjectM
 // SuccessfulCreate/FailedCreate and SuccessfulDelete/FailedDelete events on
 // the controller object. Upstream: controller.RealPodControl.
 type PodControl struct {
-	Client   *client.Client
-	Recorder *Recorder
+	Client   *rest.Client
+	Recorder *record.Recorder
 }
 
 // CreatePods creates one pod from template in namespace, owned by
 // controllerRef; the event goes to object (the ReplicaSet, Job ...).
-func (pc PodControl) CreatePods(ctx context.Context, namespace string, template *corev1.PodTemplateSpec, object ObjectRef, controllerRef *metav1.OwnerReference) (*corev1.Pod, error) {
+func (pc PodControl) CreatePods(ctx context.Context, namespace string, template *corev1.PodTemplateSpec, object record.ObjectRef, controllerRef *metav1.OwnerReference) (*corev1.Pod, error) {
 	pod, err := GetPodFromTemplate(template, &metav1.ObjectMeta{Name: object.Name, Namespace: namespace}, controllerRef)
 	if err != nil {
 		return nil, err
 	}
-	created, err := client.Create(ctx, pc.Client, pod)
+	created, err := rest.Create(ctx, pc.Client, pod)
 	if err != nil {
 		// A namespace being deleted refuses creations: not worth an event.
-		if !client.IsForbidden(err) || !IsNamespaceTerminating(err) {
+		if !rest.IsForbidden(err) || !IsNamespaceTerminating(err) {
 			pc.Recorder.Eventf(object, corev1.EventTypeWarning, FailedCreatePodReason, "Error creating: %v", err)
 		}
 		return nil, err
@@ -84,9 +85,9 @@ func (pc PodControl) CreatePods(ctx context.Context, namespace string, template 
 }
 
 // DeletePod deletes the pod namespace/name of object.
-func (pc PodControl) DeletePod(ctx context.Context, namespace, name string, object ObjectRef) error {
-	if err := client.Delete[corev1.Pod](ctx, pc.Client, namespace, name, nil); err != nil {
-		if client.IsNotFound(err) {
+func (pc PodControl) DeletePod(ctx context.Context, namespace, name string, object record.ObjectRef) error {
+	if err := rest.Delete[corev1.Pod](ctx, pc.Client, namespace, name, nil); err != nil {
+		if rest.IsNotFound(err) {
 			return err // already gone: no event
 		}
 		pc.Recorder.Eventf(object, corev1.EventTypeWarning, FailedDeletePodReason, "Error deleting: %v", err)
@@ -99,7 +100,7 @@ func (pc PodControl) DeletePod(ctx context.Context, namespace, name string, obje
 // IsNamespaceTerminating: the apiserver refused a creation because the
 // namespace is being deleted (a StatusCause of type NamespaceTerminating).
 func IsNamespaceTerminating(err error) bool {
-	se, ok := err.(*client.StatusError)
+	se, ok := err.(*rest.StatusError)
 	return ok && se.ErrStatus.Details != nil && se.ErrStatus.Details.Causes != nil &&
 		slices.ContainsFunc(se.ErrStatus.Details.Causes, func(c metav1.StatusCause) bool { return c.Type == "NamespaceTerminating" })
 }

@@ -25,8 +25,8 @@ import (
 	"time"
 
 	"kubik/ch01-apiserver/pki"
-	"kubik/ch03-scheduler/client"
-	"kubik/ch03-scheduler/leaderelection"
+	"kubik/ch03-scheduler/clientgo/rest"
+	"kubik/ch03-scheduler/clientgo/tools/leaderelection"
 	"kubik/ch04-controllers/controller"
 )
 
@@ -150,7 +150,7 @@ func Run(ctx context.Context, cfg Config) error {
 	if err != nil {
 		return err
 	}
-	c, err := client.NewForConfig(client.Config{Kubeconfig: k, UserAgent: "kube-controller-manager/" + Version,
+	c, err := rest.NewForConfig(rest.Config{Kubeconfig: k, UserAgent: "kube-controller-manager/" + Version,
 		QPS: cfg.KubeAPIQPS, Burst: cfg.KubeAPIBurst})
 	if err != nil {
 		return err
@@ -196,7 +196,7 @@ func Run(ctx context.Context, cfg Config) error {
 
 // StartControllers constructs the enabled controllers, starts the shared
 // informers they asked for, and runs them until ctx ends.
-func StartControllers(ctx context.Context, c *client.Client, cfg *Config, log *slog.Logger) error {
+func StartControllers(ctx context.Context, c *rest.Client, cfg *Config, log *slog.Logger) error {
 	cc := &controller.ControllerContext{Client: c, Informers: controller.NewSharedInformers(c, log), Log: log}
 	type started struct {
 		name    string

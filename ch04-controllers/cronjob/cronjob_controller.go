@@ -29,14 +29,16 @@ package cronjob
 
 import (
 	"context"
+	"kubik/ch04-controllers/record"
+	"kubik/ch04-controllers/worker"
 	"log/slog"
 	"time"
 
 	"kubik/ch01-apiserver/api/batchv1"
 	"kubik/ch01-apiserver/api/metav1"
-	"kubik/ch03-scheduler/client"
-	"kubik/ch03-scheduler/informer"
-	"kubik/ch03-scheduler/workqueue"
+	"kubik/ch03-scheduler/clientgo/rest"
+	"kubik/ch03-scheduler/clientgo/tools/cache"
+	"kubik/ch03-scheduler/clientgo/util/workqueue"
 	"kubik/ch04-controllers/controller"
 )
 
@@ -45,11 +47,11 @@ const ControllerName = "cronjob-controller"
 
 // CronJobController is upstream's ControllerV2.
 type CronJobController struct {
-	client   *client.Client
-	cronJobs *informer.Informer[batchv1.CronJob, *batchv1.CronJob]
-	jobs     *informer.Informer[batchv1.Job, *batchv1.Job]
+	client   *rest.Client
+	cronJobs *cache.Informer[batchv1.CronJob, *batchv1.CronJob]
+	jobs     *cache.Informer[batchv1.Job, *batchv1.Job]
 	queue    *workqueue.RateLimitingQueue[string]
-	recorder *controller.Recorder
+	recorder *record.Recorder
 	clock    workqueue.Clock
 	log      *slog.Logger
 }
@@ -72,23 +74,23 @@ func newController(cc *controller.ControllerContext, clock workqueue.Clock) *Cro
 		cronJobs: controller.InformerFor[batchv1.CronJob](cc.Informers),
 		jobs:     controller.InformerFor[batchv1.Job](cc.Informers),
 		queue:    workqueue.NewRateLimitingWithClock(workqueue.DefaultControllerRateLimiter[string](), clock),
-		recorder: controller.NewRecorder(cc.Client, ControllerName, log),
+		recorder: record.NewRecorder(cc.Client, ControllerName, log),
 	}
-	c.jobs.AddIndexers(informer.Indexers[batchv1.Job]{indexByControllerUID: func(j *batchv1.Job) []string {
+	c.jobs.AddIndexers(cache.Indexers[batchv1.Job]{indexByControllerUID: func(j *batchv1.Job) []string {
 		if ref := metav1.GetControllerOf(&j.ObjectMeta); ref != nil && ref.Kind == "CronJob" {
 			return []string{string(ref.UID)}
 		}
 		return nil
 	}})
-	enqueue := func(cj *batchv1.CronJob) { c.queue.Add(informer.MetaNamespaceKeyFunc(cj)) }
-	c.cronJobs.AddEventHandler(informer.ResourceEventHandlerFuncs[batchv1.CronJob]{
+	enqueue := func(cj *batchv1.CronJob) { c.queue.Add(cache.MetaNamespaceKeyFunc(cj)) }
+	c.cronJobs.AddEventHandler(cache.ResourceEventHandlerFuncs[batchv1.CronJob]{
 		AddFunc: enqueue, UpdateFunc: func(_, cj *batchv1.CronJob) { enqueue(cj) }})
 	jobChanged := func(j *batchv1.Job) {
 		if ref := metav1.GetControllerOf(&j.ObjectMeta); ref != nil && ref.Kind == "CronJob" {
 			c.queue.Add(j.Namespace + "/" + ref.Name)
 		}
 	}
-	c.jobs.AddEventHandler(informer.ResourceEventHandlerFuncs[batchv1.Job]{
+	c.jobs.AddEventHandler(cache.ResourceEventHandlerFuncs[batchv1.Job]{
 		AddFunc: jobChanged, UpdateFunc: func(_, j *batchv1.Job) { jobChanged(j) }, DeleteFunc: jobChanged})
 	return c
 }
@@ -96,7 +98,7 @@ func newController(cc *controller.ControllerContext, clock workqueue.Clock) *Cro
 // Run waits for the caches and runs workers until ctx ends.
 func (c *CronJobController) Run(ctx context.Context, workers int) {
 	go c.recorder.Run(ctx)
-	controller.RunWorkers(ctx, c.queue, workers, c.processNextWorkItem, c.cronJobs.HasSynced, c.jobs.HasSynced)
+	worker.RunWorkers(ctx, c.queue, workers, c.processNextWorkItem, c.cronJobs.HasSynced, c.jobs.HasSynced)
 }
 
 func (c *CronJobController) processNextWorkItem(ctx context.Context) bool {

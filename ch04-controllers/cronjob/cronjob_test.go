@@ -8,9 +8,9 @@ import (
 	"kubik/ch01-apiserver/api/batchv1"
 	"kubik/ch01-apiserver/api/corev1"
 	"kubik/ch01-apiserver/api/metav1"
-	"kubik/ch03-scheduler/client"
-	"kubik/ch03-scheduler/workqueue"
-	"kubik/ch04-controllers/controller/controllertest"
+	"kubik/ch03-scheduler/clientgo/rest"
+	"kubik/ch03-scheduler/clientgo/util/workqueue"
+	"kubik/internal/controllertest"
 )
 
 func TestScheduleNext(t *testing.T) {
@@ -78,7 +78,7 @@ func newCronJob(name, schedule string, policy batchv1.ConcurrencyPolicy) *batchv
 
 func TestCronJobCreatesJobs(t *testing.T) {
 	env := controllertest.New(t)
-	cj, err := client.Create(env.Ctx, env.Admin, newCronJob("tick", "* * * * *", batchv1.ForbidConcurrent))
+	cj, err := rest.Create(env.Ctx, env.Admin, newCronJob("tick", "* * * * *", batchv1.ForbidConcurrent))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -90,7 +90,7 @@ func TestCronJobCreatesJobs(t *testing.T) {
 	env.Start(t)
 	sync := func() *batchv1.CronJob {
 		t.Helper()
-		cur, _ := client.Get[batchv1.CronJob](env.Ctx, env.Admin, "default", "tick")
+		cur, _ := rest.Get[batchv1.CronJob](env.Ctx, env.Admin, "default", "tick")
 		controllertest.Eventually(t, "cronjob cache current", func() bool {
 			x, ok := c.cronJobs.GetStore().Get("default", "tick")
 			return ok && x.ResourceVersion == cur.ResourceVersion
@@ -98,7 +98,7 @@ func TestCronJobCreatesJobs(t *testing.T) {
 		if _, err := c.sync(env.Ctx, "default/tick"); err != nil {
 			t.Fatal(err)
 		}
-		cur, _ = client.Get[batchv1.CronJob](env.Ctx, env.Admin, "default", "tick")
+		cur, _ = rest.Get[batchv1.CronJob](env.Ctx, env.Admin, "default", "tick")
 		return cur
 	}
 	// Not due yet (the first minute after creation has not come).
@@ -112,7 +112,7 @@ func TestCronJobCreatesJobs(t *testing.T) {
 	if len(got.Status.Active) != 1 || got.Status.Active[0].Name != wantName || !got.Status.LastScheduleTime.Equal(due) {
 		t.Fatalf("status %+v, want active %s", got.Status, wantName)
 	}
-	j, err := client.Get[batchv1.Job](env.Ctx, env.Admin, "default", wantName)
+	j, err := rest.Get[batchv1.Job](env.Ctx, env.Admin, "default", wantName)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -131,7 +131,7 @@ func TestCronJobCreatesJobs(t *testing.T) {
 	j.Status = batchv1.JobStatus{StartTime: &now, CompletionTime: &now, Succeeded: 1, Conditions: []batchv1.JobCondition{
 		{Type: batchv1.JobSuccessCriteriaMet, Status: corev1.ConditionTrue, Reason: "CompletionsReached", LastTransitionTime: now},
 		{Type: batchv1.JobComplete, Status: corev1.ConditionTrue, Reason: "CompletionsReached", LastTransitionTime: now}}}
-	if _, err := client.UpdateStatus(env.Ctx, env.Admin, j); err != nil {
+	if _, err := rest.UpdateStatus(env.Ctx, env.Admin, j); err != nil {
 		t.Fatal(err)
 	}
 	controllertest.Eventually(t, "job status in cache", func() bool {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"kubik/ch04-controllers/record"
 	"maps"
 	"slices"
 	"sort"
@@ -12,8 +13,8 @@ import (
 	"kubik/ch01-apiserver/api/batchv1"
 	"kubik/ch01-apiserver/api/corev1"
 	"kubik/ch01-apiserver/api/metav1"
-	"kubik/ch03-scheduler/client"
-	"kubik/ch03-scheduler/informer"
+	"kubik/ch03-scheduler/clientgo/rest"
+	"kubik/ch03-scheduler/clientgo/tools/cache"
 	"kubik/ch04-controllers/controller"
 )
 
@@ -23,19 +24,19 @@ const CronJobScheduledTimestampAnnotation = "batch.kubernetes.io/cronjob-schedul
 
 // sync is syncCronJob plus the status write. It returns when to look again.
 func (c *CronJobController) sync(ctx context.Context, key string) (*time.Duration, error) {
-	ns, name := informer.SplitMetaNamespaceKey(key)
+	ns, name := cache.SplitMetaNamespaceKey(key)
 	cached, ok := c.cronJobs.GetStore().Get(ns, name)
 	if !ok {
 		return nil, nil
 	}
-	cj := controller.DeepCopy(cached)
+	cj := metav1.DeepCopy(cached)
 	jobs := c.jobs.GetStore().ByIndex(indexByControllerUID, string(cj.UID))
 	requeue, err := c.syncCronJob(ctx, cj, jobs)
 	if err != nil {
 		return nil, err
 	}
 	if !statusEqual(&cached.Status, &cj.Status) {
-		if _, err := client.UpdateStatus(ctx, c.client, cj); err != nil {
+		if _, err := rest.UpdateStatus(ctx, c.client, cj); err != nil {
 			return nil, err
 		}
 	}
@@ -45,8 +46,8 @@ func (c *CronJobController) sync(ctx context.Context, key string) (*time.Duratio
 	return requeue, nil
 }
 
-func (c *CronJobController) ref(cj *batchv1.CronJob) controller.ObjectRef {
-	return controller.RefFor(&cj.ObjectMeta, "batch/v1", "CronJob")
+func (c *CronJobController) ref(cj *batchv1.CronJob) record.ObjectRef {
+	return record.RefFor(&cj.ObjectMeta, "batch/v1", "CronJob")
 }
 
 // syncCronJob changes cj.Status and creates or deletes Jobs. Upstream:
@@ -79,8 +80,8 @@ func (c *CronJobController) syncCronJob(ctx context.Context, cj *batchv1.CronJob
 		if _, ok := childByUID[string(r.UID)]; ok {
 			return false
 		}
-		_, err := client.Get[batchv1.Job](ctx, c.client, r.Namespace, r.Name)
-		if client.IsNotFound(err) {
+		_, err := rest.Get[batchv1.Job](ctx, c.client, r.Namespace, r.Name)
+		if rest.IsNotFound(err) {
 			c.recorder.Eventf(c.ref(cj), corev1.EventTypeNormal, "MissingJob", "Active job went missing: %v", r.Name)
 			return true
 		}
@@ -143,9 +144,9 @@ func (c *CronJobController) syncCronJob(ctx context.Context, cj *batchv1.CronJob
 	}
 	// 4. The Job.
 	job := getJobFromTemplate(cj, jobName, *scheduledTime)
-	created, err := client.Create(ctx, c.client, job)
+	created, err := rest.Create(ctx, c.client, job)
 	switch {
-	case client.IsAlreadyExists(err):
+	case rest.IsAlreadyExists(err):
 		// Created before (the cache is behind): nothing to do for this time.
 		return next, nil
 	case err != nil:
@@ -192,7 +193,7 @@ func getJobName(cj *batchv1.CronJob, scheduled time.Time) string {
 
 // getJobFromTemplate is the Job of one run. Upstream: getJobFromTemplate2.
 func getJobFromTemplate(cj *batchv1.CronJob, name string, scheduled time.Time) *batchv1.Job {
-	tmpl := controller.DeepCopy(&cj.Spec.JobTemplate)
+	tmpl := metav1.DeepCopy(&cj.Spec.JobTemplate)
 	annotations := maps.Clone(tmpl.Annotations)
 	if annotations == nil {
 		annotations = map[string]string{}
@@ -213,8 +214,8 @@ func jobRef(j *batchv1.Job) corev1.ObjectReference {
 
 func (c *CronJobController) deleteJob(ctx context.Context, cj *batchv1.CronJob, ns, name string) error {
 	policy := metav1.DeletePropagationBackground
-	err := client.Delete[batchv1.Job](ctx, c.client, ns, name, &metav1.DeleteOptions{PropagationPolicy: &policy})
-	if err != nil && !client.IsNotFound(err) {
+	err := rest.Delete[batchv1.Job](ctx, c.client, ns, name, &metav1.DeleteOptions{PropagationPolicy: &policy})
+	if err != nil && !rest.IsNotFound(err) {
 		c.recorder.Eventf(c.ref(cj), corev1.EventTypeWarning, "FailedDelete", "Deleted job: %v", err)
 		return err
 	}

@@ -35,6 +35,8 @@ package daemonset
 
 import (
 	"context"
+	"kubik/ch04-controllers/record"
+	"kubik/ch04-controllers/worker"
 	"log/slog"
 	"maps"
 	"slices"
@@ -42,9 +44,9 @@ import (
 	"kubik/ch01-apiserver/api/appsv1"
 	"kubik/ch01-apiserver/api/corev1"
 	"kubik/ch01-apiserver/api/metav1"
-	"kubik/ch03-scheduler/client"
-	"kubik/ch03-scheduler/informer"
-	"kubik/ch03-scheduler/workqueue"
+	"kubik/ch03-scheduler/clientgo/rest"
+	"kubik/ch03-scheduler/clientgo/tools/cache"
+	"kubik/ch03-scheduler/clientgo/util/workqueue"
 	"kubik/ch04-controllers/controller"
 )
 
@@ -55,12 +57,12 @@ const indexByControllerUID = "daemonset-controller/controllerUID"
 
 // DaemonSetsController is upstream's DaemonSetsController.
 type DaemonSetsController struct {
-	client       *client.Client
-	dsets        *informer.Informer[appsv1.DaemonSet, *appsv1.DaemonSet]
-	pods         *informer.Informer[corev1.Pod, *corev1.Pod]
-	nodes        *informer.Informer[corev1.Node, *corev1.Node]
+	client       *rest.Client
+	dsets        *cache.Informer[appsv1.DaemonSet, *appsv1.DaemonSet]
+	pods         *cache.Informer[corev1.Pod, *corev1.Pod]
+	nodes        *cache.Informer[corev1.Node, *corev1.Node]
 	queue        *workqueue.RateLimitingQueue[string]
-	recorder     *controller.Recorder
+	recorder     *record.Recorder
 	podCtl       controller.PodControl
 	expectations *controller.ControllerExpectations
 	clock        workqueue.Clock
@@ -79,7 +81,7 @@ func newController(cc *controller.ControllerContext, clock workqueue.Clock) *Dae
 		log = slog.New(slog.DiscardHandler)
 	}
 	log = log.With("component", ControllerName)
-	rec := controller.NewRecorder(cc.Client, ControllerName, log)
+	rec := record.NewRecorder(cc.Client, ControllerName, log)
 	c := &DaemonSetsController{client: cc.Client, recorder: rec, clock: clock, log: log,
 		podCtl:       controller.PodControl{Client: cc.Client, Recorder: rec},
 		dsets:        controller.InformerFor[appsv1.DaemonSet](cc.Informers),
@@ -88,17 +90,17 @@ func newController(cc *controller.ControllerContext, clock workqueue.Clock) *Dae
 		queue:        workqueue.NewRateLimitingWithClock(workqueue.DefaultControllerRateLimiter[string](), clock),
 		expectations: controller.NewControllerExpectations(),
 	}
-	c.pods.AddIndexers(informer.Indexers[corev1.Pod]{indexByControllerUID: func(p *corev1.Pod) []string {
+	c.pods.AddIndexers(cache.Indexers[corev1.Pod]{indexByControllerUID: func(p *corev1.Pod) []string {
 		if ref := metav1.GetControllerOf(&p.ObjectMeta); ref != nil && ref.Kind == "DaemonSet" {
 			return []string{string(ref.UID)}
 		}
 		return nil
 	}})
-	enqueue := func(ds *appsv1.DaemonSet) { c.queue.Add(informer.MetaNamespaceKeyFunc(ds)) }
-	c.dsets.AddEventHandler(informer.ResourceEventHandlerFuncs[appsv1.DaemonSet]{
+	enqueue := func(ds *appsv1.DaemonSet) { c.queue.Add(cache.MetaNamespaceKeyFunc(ds)) }
+	c.dsets.AddEventHandler(cache.ResourceEventHandlerFuncs[appsv1.DaemonSet]{
 		AddFunc: enqueue, UpdateFunc: func(_, ds *appsv1.DaemonSet) { enqueue(ds) },
-		DeleteFunc: func(ds *appsv1.DaemonSet) { c.expectations.DeleteExpectations(informer.MetaNamespaceKeyFunc(ds)) }})
-	c.pods.AddEventHandler(informer.ResourceEventHandlerFuncs[corev1.Pod]{
+		DeleteFunc: func(ds *appsv1.DaemonSet) { c.expectations.DeleteExpectations(cache.MetaNamespaceKeyFunc(ds)) }})
+	c.pods.AddEventHandler(cache.ResourceEventHandlerFuncs[corev1.Pod]{
 		AddFunc: func(p *corev1.Pod) {
 			if key := dsKeyOf(p); key != "" {
 				c.expectations.CreationObserved(key)
@@ -122,7 +124,7 @@ func newController(cc *controller.ControllerContext, clock workqueue.Clock) *Dae
 			}
 		},
 	})
-	c.nodes.AddEventHandler(informer.ResourceEventHandlerFuncs[corev1.Node]{
+	c.nodes.AddEventHandler(cache.ResourceEventHandlerFuncs[corev1.Node]{
 		AddFunc: func(*corev1.Node) { c.enqueueAll() },
 		UpdateFunc: func(old, n *corev1.Node) {
 			if shouldIgnoreNodeUpdate(old, n) {
@@ -137,7 +139,7 @@ func newController(cc *controller.ControllerContext, clock workqueue.Clock) *Dae
 
 func (c *DaemonSetsController) enqueueAll() {
 	for _, ds := range c.dsets.GetStore().List() {
-		c.queue.Add(informer.MetaNamespaceKeyFunc(ds))
+		c.queue.Add(cache.MetaNamespaceKeyFunc(ds))
 	}
 }
 
@@ -168,7 +170,7 @@ func dsKeyOf(p *corev1.Pod) string {
 // Run waits for the caches and runs workers until ctx ends.
 func (c *DaemonSetsController) Run(ctx context.Context, workers int) {
 	go c.recorder.Run(ctx)
-	controller.RunWorkers(ctx, c.queue, workers, func(ctx context.Context) bool {
-		return controller.ProcessNextWorkItem(ctx, c.queue, c.syncDaemonSet, c.log, "daemonset")
+	worker.RunWorkers(ctx, c.queue, workers, func(ctx context.Context) bool {
+		return worker.ProcessNextWorkItem(ctx, c.queue, c.syncDaemonSet, c.log, "daemonset")
 	}, c.dsets.HasSynced, c.pods.HasSynced, c.nodes.HasSynced)
 }

@@ -8,10 +8,10 @@ import (
 	"kubik/ch01-apiserver/api/appsv1"
 	"kubik/ch01-apiserver/api/corev1"
 	"kubik/ch01-apiserver/api/metav1"
-	"kubik/ch03-scheduler/client"
-	"kubik/ch03-scheduler/workqueue"
+	"kubik/ch03-scheduler/clientgo/rest"
+	"kubik/ch03-scheduler/clientgo/util/workqueue"
 	"kubik/ch04-controllers/controller"
-	"kubik/ch04-controllers/controller/controllertest"
+	"kubik/internal/controllertest"
 )
 
 func node(name string, labels map[string]string, taints ...corev1.Taint) *corev1.Node {
@@ -59,7 +59,7 @@ func TestDaemonSetOnePodPerNodeAndRollingUpdate(t *testing.T) {
 		node("n1", nil), node("n2", nil), node("n3", nil),
 		node("tainted", nil, corev1.Taint{Key: "dedicated", Value: "gpu", Effect: corev1.TaintEffectNoSchedule}),
 	} {
-		created, err := client.Create(env.Ctx, env.Admin, n)
+		created, err := rest.Create(env.Ctx, env.Admin, n)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -67,12 +67,12 @@ func TestDaemonSetOnePodPerNodeAndRollingUpdate(t *testing.T) {
 		// daemon pods do not tolerate; the node lifecycle controller would
 		// remove it once the node is Ready.
 		created.Spec.Taints = n.Spec.Taints
-		if _, err := client.Update(env.Ctx, env.Admin, created); err != nil {
+		if _, err := rest.Update(env.Ctx, env.Admin, created); err != nil {
 			t.Fatal(err)
 		}
 	}
 	labels := map[string]string{"app": "agent"}
-	ds, err := client.Create(env.Ctx, env.Admin, &appsv1.DaemonSet{
+	ds, err := rest.Create(env.Ctx, env.Admin, &appsv1.DaemonSet{
 		ObjectMeta: metav1.ObjectMeta{Name: "agent", Namespace: "default"},
 		Spec: appsv1.DaemonSetSpec{Selector: &metav1.LabelSelector{MatchLabels: labels},
 			Template: corev1.PodTemplateSpec{ObjectMeta: metav1.ObjectMeta{Labels: labels},
@@ -82,7 +82,7 @@ func TestDaemonSetOnePodPerNodeAndRollingUpdate(t *testing.T) {
 	}
 	sync := func() *appsv1.DaemonSet {
 		t.Helper()
-		cur, _ := client.Get[appsv1.DaemonSet](env.Ctx, env.Admin, "default", "agent")
+		cur, _ := rest.Get[appsv1.DaemonSet](env.Ctx, env.Admin, "default", "agent")
 		controllertest.Eventually(t, "caches current", func() bool {
 			x, ok := c.dsets.GetStore().Get("default", "agent")
 			return ok && x.ResourceVersion == cur.ResourceVersion && untainted(c) &&
@@ -91,11 +91,11 @@ func TestDaemonSetOnePodPerNodeAndRollingUpdate(t *testing.T) {
 		if _, err := c.syncDaemonSet(env.Ctx, "default/agent"); err != nil {
 			t.Fatal(err)
 		}
-		cur, _ = client.Get[appsv1.DaemonSet](env.Ctx, env.Admin, "default", "agent")
+		cur, _ = rest.Get[appsv1.DaemonSet](env.Ctx, env.Admin, "default", "agent")
 		return cur
 	}
 	pods := func() []corev1.Pod {
-		l, _ := client.List[corev1.Pod](env.Ctx, env.Admin, "default", client.ListOptions{LabelSelector: "app=agent"})
+		l, _ := rest.List[corev1.Pod](env.Ctx, env.Admin, "default", rest.ListOptions{LabelSelector: "app=agent"})
 		var out []corev1.Pod
 		for _, p := range l.Items {
 			if p.DeletionTimestamp == nil {
@@ -126,7 +126,7 @@ func TestDaemonSetOnePodPerNodeAndRollingUpdate(t *testing.T) {
 	for _, p := range ps {
 		p.Status.Phase = corev1.PodRunning
 		p.Status.Conditions = []corev1.PodCondition{{Type: corev1.PodReady, Status: corev1.ConditionTrue, LastTransitionTime: now}}
-		if _, err := client.UpdateStatus(env.Ctx, env.Admin, &p); err != nil {
+		if _, err := rest.UpdateStatus(env.Ctx, env.Admin, &p); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -148,7 +148,7 @@ func TestDaemonSetOnePodPerNodeAndRollingUpdate(t *testing.T) {
 	// A new template: one node at a time (maxUnavailable 1).
 	ds = got
 	ds.Spec.Template.Spec.Containers[0].Image = "agent:2"
-	if _, err := client.Update(env.Ctx, env.Admin, ds); err != nil {
+	if _, err := rest.Update(env.Ctx, env.Admin, ds); err != nil {
 		t.Fatal(err)
 	}
 	got = sync()

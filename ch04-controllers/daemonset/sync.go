@@ -3,14 +3,16 @@ package daemonset
 import (
 	"context"
 	"encoding/json"
+	"kubik/ch01-apiserver/api/metav1"
+	"kubik/ch04-controllers/record"
 	"sort"
 	"time"
 
 	"kubik/ch01-apiserver/api/appsv1"
 	"kubik/ch01-apiserver/api/corev1"
 	"kubik/ch01-apiserver/api/intstr"
-	"kubik/ch03-scheduler/client"
-	"kubik/ch03-scheduler/informer"
+	"kubik/ch03-scheduler/clientgo/rest"
+	"kubik/ch03-scheduler/clientgo/tools/cache"
 	"kubik/ch04-controllers/controller"
 )
 
@@ -21,7 +23,7 @@ const FailedDaemonPodReason = "FailedDaemonPod"
 // returns when to look again (a pod becoming available after
 // minReadySeconds). Upstream: DaemonSetsController.syncDaemonSet.
 func (c *DaemonSetsController) syncDaemonSet(ctx context.Context, key string) (time.Duration, error) {
-	ns, name := informer.SplitMetaNamespaceKey(key)
+	ns, name := cache.SplitMetaNamespaceKey(key)
 	ds, ok := c.dsets.GetStore().Get(ns, name)
 	if !ok {
 		c.expectations.DeleteExpectations(key)
@@ -135,7 +137,7 @@ func (c *DaemonSetsController) syncNodes(ctx context.Context, ds *appsv1.DaemonS
 	if len(podsToDelete) == 0 && len(nodesNeedingPods) == 0 {
 		return nil
 	}
-	key := informer.MetaNamespaceKeyFunc(ds)
+	key := cache.MetaNamespaceKeyFunc(ds)
 	c.expectations.SetExpectations(key, len(nodesNeedingPods), len(podsToDelete))
 	ownerRef := controller.NewControllerRef(&ds.ObjectMeta, "apps/v1", "DaemonSet")
 	var firstErr error
@@ -152,7 +154,7 @@ func (c *DaemonSetsController) syncNodes(ctx context.Context, ds *appsv1.DaemonS
 	for _, p := range podsToDelete {
 		if err := c.podCtl.DeletePod(ctx, p.Namespace, p.Name, c.ref(ds)); err != nil {
 			c.expectations.DeletionObserved(key)
-			if !client.IsNotFound(err) && firstErr == nil {
+			if !rest.IsNotFound(err) && firstErr == nil {
 				firstErr = err
 			}
 		}
@@ -163,7 +165,7 @@ func (c *DaemonSetsController) syncNodes(ctx context.Context, ds *appsv1.DaemonS
 // CreatePodTemplate is the template of a daemon pod: the DaemonSet's, with
 // the revision label and the default tolerations. Upstream: the same name.
 func CreatePodTemplate(template corev1.PodTemplateSpec, hash string) *corev1.PodTemplateSpec {
-	t := controller.DeepCopy(&template)
+	t := metav1.DeepCopy(&template)
 	AddOrUpdateDaemonPodTolerations(&t.Spec)
 	if t.Labels == nil {
 		t.Labels = map[string]string{}
@@ -172,8 +174,8 @@ func CreatePodTemplate(template corev1.PodTemplateSpec, hash string) *corev1.Pod
 	return t
 }
 
-func (c *DaemonSetsController) ref(ds *appsv1.DaemonSet) controller.ObjectRef {
-	return controller.RefFor(&ds.ObjectMeta, "apps/v1", "DaemonSet")
+func (c *DaemonSetsController) ref(ds *appsv1.DaemonSet) record.ObjectRef {
+	return record.RefFor(&ds.ObjectMeta, "apps/v1", "DaemonSet")
 }
 
 // maxes resolves maxUnavailable and maxSurge for desired nodes (one of
@@ -342,9 +344,9 @@ func (c *DaemonSetsController) updateDaemonSetStatus(ctx context.Context, ds *ap
 	if statusEqual(&ds.Status, &st) {
 		return requeue, nil
 	}
-	upd := controller.DeepCopy(ds)
+	upd := metav1.DeepCopy(ds)
 	upd.Status = st
-	if _, err := client.UpdateStatus(ctx, c.client, upd); err != nil {
+	if _, err := rest.UpdateStatus(ctx, c.client, upd); err != nil {
 		return 0, err
 	}
 	return requeue, nil

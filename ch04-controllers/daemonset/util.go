@@ -1,13 +1,13 @@
 package daemonset
 
 import (
+	"kubik/ch01-apiserver/api/metav1"
 	"slices"
 
 	"kubik/ch01-apiserver/api/appsv1"
 	"kubik/ch01-apiserver/api/corev1"
 	"kubik/ch01-apiserver/api/intstr"
 	"kubik/ch03-scheduler/scheduler/plugins"
-	"kubik/ch04-controllers/controller"
 )
 
 // AddOrUpdateDaemonPodTolerations adds the tolerations every daemon pod
@@ -70,7 +70,7 @@ func GetTargetNodeName(p *corev1.Pod) string {
 // node; shouldContinueRunning — an existing one may stay (NoSchedule taints
 // added later do not evict). Upstream: the same name.
 func NodeShouldRunDaemonPod(node *corev1.Node, ds *appsv1.DaemonSet) (shouldRun, shouldContinueRunning bool) {
-	pod := &corev1.Pod{Spec: *controller.DeepCopy(&ds.Spec.Template.Spec)}
+	pod := &corev1.Pod{Spec: *metav1.DeepCopy(&ds.Spec.Template.Spec)}
 	AddOrUpdateDaemonPodTolerations(&pod.Spec)
 	if pod.Spec.NodeName != "" && pod.Spec.NodeName != node.Name {
 		return false, false

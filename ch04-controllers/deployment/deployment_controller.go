@@ -26,6 +26,8 @@ package deployment
 import (
 	"context"
 	"fmt"
+	"kubik/ch04-controllers/record"
+	"kubik/ch04-controllers/worker"
 	"log/slog"
 	"reflect"
 	"time"
@@ -34,9 +36,9 @@ import (
 	"kubik/ch01-apiserver/api/corev1"
 	"kubik/ch01-apiserver/api/metav1"
 	"kubik/ch01-apiserver/apiserver/selection"
-	"kubik/ch03-scheduler/client"
-	"kubik/ch03-scheduler/informer"
-	"kubik/ch03-scheduler/workqueue"
+	"kubik/ch03-scheduler/clientgo/rest"
+	"kubik/ch03-scheduler/clientgo/tools/cache"
+	"kubik/ch03-scheduler/clientgo/util/workqueue"
 	"kubik/ch04-controllers/controller"
 )
 
@@ -49,12 +51,12 @@ const maxRetries = 15
 
 // DeploymentController is the controller of Deployments.
 type DeploymentController struct {
-	client      *client.Client
-	dInformer   *informer.Informer[appsv1.Deployment, *appsv1.Deployment]
-	rsInformer  *informer.Informer[appsv1.ReplicaSet, *appsv1.ReplicaSet]
-	podInformer *informer.Informer[corev1.Pod, *corev1.Pod]
+	client      *rest.Client
+	dInformer   *cache.Informer[appsv1.Deployment, *appsv1.Deployment]
+	rsInformer  *cache.Informer[appsv1.ReplicaSet, *appsv1.ReplicaSet]
+	podInformer *cache.Informer[corev1.Pod, *corev1.Pod]
 	queue       *workqueue.RateLimitingQueue[string]
-	recorder    *controller.Recorder
+	recorder    *record.Recorder
 	log         *slog.Logger
 }
 
@@ -68,23 +70,23 @@ func NewDeploymentController(cc *controller.ControllerContext) (*DeploymentContr
 		rsInformer:  controller.InformerFor[appsv1.ReplicaSet](cc.Informers),
 		podInformer: controller.InformerFor[corev1.Pod](cc.Informers),
 		queue:       workqueue.NewRateLimiting(workqueue.DefaultControllerRateLimiter[string]()),
-		recorder:    controller.NewRecorder(cc.Client, ControllerName, log),
+		recorder:    record.NewRecorder(cc.Client, ControllerName, log),
 		log:         log,
 	}
-	informer.AddNamespaceIndex(dc.dInformer)
-	informer.AddNamespaceIndex(dc.rsInformer)
-	informer.AddNamespaceIndex(dc.podInformer)
-	dc.dInformer.AddEventHandler(informer.ResourceEventHandlerFuncs[appsv1.Deployment]{
+	cache.AddNamespaceIndex(dc.dInformer)
+	cache.AddNamespaceIndex(dc.rsInformer)
+	cache.AddNamespaceIndex(dc.podInformer)
+	dc.dInformer.AddEventHandler(cache.ResourceEventHandlerFuncs[appsv1.Deployment]{
 		AddFunc:    dc.enqueue,
 		UpdateFunc: func(_, cur *appsv1.Deployment) { dc.enqueue(cur) },
 		DeleteFunc: dc.enqueue,
 	})
-	dc.rsInformer.AddEventHandler(informer.ResourceEventHandlerFuncs[appsv1.ReplicaSet]{
+	dc.rsInformer.AddEventHandler(cache.ResourceEventHandlerFuncs[appsv1.ReplicaSet]{
 		AddFunc:    dc.addReplicaSet,
 		UpdateFunc: dc.updateReplicaSet,
 		DeleteFunc: dc.deleteReplicaSet,
 	})
-	dc.podInformer.AddEventHandler(informer.ResourceEventHandlerFuncs[corev1.Pod]{DeleteFunc: dc.deletePod})
+	dc.podInformer.AddEventHandler(cache.ResourceEventHandlerFuncs[corev1.Pod]{DeleteFunc: dc.deletePod})
 	return dc, nil
 }
 
@@ -92,7 +94,7 @@ func NewDeploymentController(cc *controller.ControllerContext) (*DeploymentContr
 func (dc *DeploymentController) Run(ctx context.Context, workers int) {
 	go dc.recorder.Run(ctx)
 	dc.log.Info("Starting controller", "name", "deployment")
-	controller.RunWorkers(ctx, dc.queue, workers, dc.processNextWorkItem, dc.dInformer.HasSynced, dc.rsInformer.HasSynced, dc.podInformer.HasSynced)
+	worker.RunWorkers(ctx, dc.queue, workers, dc.processNextWorkItem, dc.dInformer.HasSynced, dc.rsInformer.HasSynced, dc.podInformer.HasSynced)
 }
 
 func (dc *DeploymentController) processNextWorkItem(ctx context.Context) bool {
@@ -116,11 +118,11 @@ func (dc *DeploymentController) processNextWorkItem(ctx context.Context) bool {
 }
 
 func (dc *DeploymentController) enqueue(d *appsv1.Deployment) {
-	dc.queue.Add(informer.MetaNamespaceKeyFunc(d))
+	dc.queue.Add(cache.MetaNamespaceKeyFunc(d))
 }
 
 func (dc *DeploymentController) enqueueAfter(d *appsv1.Deployment, after time.Duration) {
-	dc.queue.AddAfter(informer.MetaNamespaceKeyFunc(d), after)
+	dc.queue.AddAfter(cache.MetaNamespaceKeyFunc(d), after)
 }
 
 // ---- handlers: find the Deployment a ReplicaSet or pod belongs to ----
@@ -140,7 +142,7 @@ func (dc *DeploymentController) resolveControllerRef(namespace string, ref *meta
 // orphan ReplicaSet.
 func (dc *DeploymentController) getDeploymentsForReplicaSet(rs *appsv1.ReplicaSet) []*appsv1.Deployment {
 	var out []*appsv1.Deployment
-	for _, d := range dc.dInformer.GetStore().ByIndex(informer.NamespaceIndex, rs.Namespace) {
+	for _, d := range dc.dInformer.GetStore().ByIndex(cache.NamespaceIndex, rs.Namespace) {
 		sel, err := selection.FromLabelSelector(d.Spec.Selector)
 		if err != nil || sel.Empty() || !sel.Matches(rs.Labels) {
 			continue
@@ -222,18 +224,18 @@ func (dc *DeploymentController) deletePod(pod *corev1.Pod) {
 
 // syncDeployment brings one Deployment towards its spec.
 func (dc *DeploymentController) syncDeployment(ctx context.Context, key string) error {
-	ns, name := informer.SplitMetaNamespaceKey(key)
+	ns, name := cache.SplitMetaNamespaceKey(key)
 	cached, ok := dc.dInformer.GetStore().Get(ns, name)
 	if !ok {
 		return nil // deleted; the garbage collector removes its ReplicaSets
 	}
-	d := controller.DeepCopy(cached)
+	d := metav1.DeepCopy(cached)
 
 	if d.Spec.Selector == nil || (len(d.Spec.Selector.MatchLabels) == 0 && len(d.Spec.Selector.MatchExpressions) == 0) {
 		dc.recorder.Eventf(dc.ref(d), corev1.EventTypeWarning, "SelectingAll", "This deployment is selecting all pods. A non-empty selector is required.")
 		if d.Status.ObservedGeneration < d.Generation {
 			d.Status.ObservedGeneration = d.Generation
-			_, _ = client.UpdateStatus(ctx, dc.client, d)
+			_, _ = rest.UpdateStatus(ctx, dc.client, d)
 		}
 		return nil
 	}
@@ -262,8 +264,8 @@ func (dc *DeploymentController) syncDeployment(ctx context.Context, key string) 
 	return fmt.Errorf("unexpected deployment strategy type: %s", d.Spec.Strategy.Type)
 }
 
-func (dc *DeploymentController) ref(d *appsv1.Deployment) controller.ObjectRef {
-	return controller.RefFor(&d.ObjectMeta, "apps/v1", "Deployment")
+func (dc *DeploymentController) ref(d *appsv1.Deployment) record.ObjectRef {
+	return record.RefFor(&d.ObjectMeta, "apps/v1", "Deployment")
 }
 
 // getReplicaSetsForDeployment claims the ReplicaSets of d: adopts matching
@@ -276,7 +278,7 @@ func (dc *DeploymentController) getReplicaSetsForDeployment(ctx context.Context,
 	m := &controller.ControllerRefManager[appsv1.ReplicaSet, *appsv1.ReplicaSet]{
 		Client: dc.client, Controller: &d.ObjectMeta, APIVersion: "apps/v1", Kind: "Deployment", Selector: sel,
 		CanAdoptFunc: controller.RecheckDeletionTimestamp(func(ctx context.Context) (*metav1.ObjectMeta, error) {
-			fresh, err := client.Get[appsv1.Deployment](ctx, dc.client, d.Namespace, d.Name)
+			fresh, err := rest.Get[appsv1.Deployment](ctx, dc.client, d.Namespace, d.Name)
 			if err != nil {
 				return nil, err
 			}
@@ -285,8 +287,8 @@ func (dc *DeploymentController) getReplicaSetsForDeployment(ctx context.Context,
 	}
 	// Copies: the sync changes them (annotations, replicas) before writing.
 	var rss []*appsv1.ReplicaSet
-	for _, rs := range dc.rsInformer.GetStore().ByIndex(informer.NamespaceIndex, d.Namespace) {
-		rss = append(rss, controller.DeepCopy(rs))
+	for _, rs := range dc.rsInformer.GetStore().ByIndex(cache.NamespaceIndex, d.Namespace) {
+		rss = append(rss, metav1.DeepCopy(rs))
 	}
 	return m.Claim(ctx, rss)
 }
@@ -301,7 +303,7 @@ func (dc *DeploymentController) getPodMapForDeployment(d *appsv1.Deployment, rsL
 	for _, rs := range rsList {
 		podMap[rs.UID] = nil
 	}
-	for _, p := range dc.podInformer.GetStore().ByIndex(informer.NamespaceIndex, d.Namespace) {
+	for _, p := range dc.podInformer.GetStore().ByIndex(cache.NamespaceIndex, d.Namespace) {
 		if !sel.Matches(p.Labels) {
 			continue
 		}
@@ -340,7 +342,7 @@ func (dc *DeploymentController) checkPausedConditions(ctx context.Context, d *ap
 // updateStatus writes d's status (and annotations) and keeps d current
 // with what was stored, so a later write in the same sync does not conflict.
 func (dc *DeploymentController) updateStatus(ctx context.Context, d *appsv1.Deployment) error {
-	updated, err := client.UpdateStatus(ctx, dc.client, d)
+	updated, err := rest.UpdateStatus(ctx, dc.client, d)
 	if err != nil {
 		return err
 	}
@@ -349,5 +351,5 @@ func (dc *DeploymentController) updateStatus(ctx context.Context, d *appsv1.Depl
 }
 
 func (dc *DeploymentController) key(d *appsv1.Deployment) string {
-	return informer.MetaNamespaceKeyFunc(d)
+	return cache.MetaNamespaceKeyFunc(d)
 }

@@ -19,16 +19,16 @@ import (
 	"kubik/ch01-apiserver/api/corev1"
 	"kubik/ch01-apiserver/api/metav1"
 	"kubik/ch01-apiserver/pki"
-	"kubik/ch03-scheduler/client"
-	"kubik/ch03-scheduler/client/clienttest"
-	"kubik/ch03-scheduler/informer"
+	"kubik/ch03-scheduler/clientgo/rest"
+	"kubik/ch03-scheduler/clientgo/tools/cache"
 	"kubik/ch04-controllers/controller"
+	"kubik/internal/clienttest"
 )
 
 type fixture struct {
 	t     *testing.T
 	ctx   context.Context
-	admin *client.Client
+	admin *rest.Client
 	dc    *DeploymentController
 }
 
@@ -70,7 +70,7 @@ func (f *fixture) eventually(what string, cond func() (string, bool)) {
 // Deployment and ReplicaSets, then syncs.
 func (f *fixture) sync() {
 	f.t.Helper()
-	d, err := client.Get[appsv1.Deployment](f.ctx, f.admin, "default", "web")
+	d, err := rest.Get[appsv1.Deployment](f.ctx, f.admin, "default", "web")
 	if err != nil {
 		f.t.Fatal(err)
 	}
@@ -80,7 +80,7 @@ func (f *fixture) sync() {
 		if !ok || cd.ResourceVersion != d.ResourceVersion {
 			return "deployment", false
 		}
-		cached := f.dc.rsInformer.GetStore().ByIndex(informer.NamespaceIndex, "default")
+		cached := f.dc.rsInformer.GetStore().ByIndex(cache.NamespaceIndex, "default")
 		if len(cached) != len(rss) {
 			return "replicasets", false
 		}
@@ -98,7 +98,7 @@ func (f *fixture) sync() {
 }
 
 func (f *fixture) replicaSets() []appsv1.ReplicaSet {
-	l, err := client.List[appsv1.ReplicaSet](f.ctx, f.admin, "default", client.ListOptions{})
+	l, err := rest.List[appsv1.ReplicaSet](f.ctx, f.admin, "default", rest.ListOptions{})
 	if err != nil {
 		f.t.Fatal(err)
 	}
@@ -125,14 +125,14 @@ func (f *fixture) markAvailable() {
 		n := *rs.Spec.Replicas
 		rs.Status = appsv1.ReplicaSetStatus{Replicas: n, FullyLabeledReplicas: n, ReadyReplicas: n, AvailableReplicas: n,
 			ObservedGeneration: rs.Generation}
-		if _, err := client.UpdateStatus(f.ctx, f.admin, &rs); err != nil {
+		if _, err := rest.UpdateStatus(f.ctx, f.admin, &rs); err != nil {
 			f.t.Fatal(err)
 		}
 	}
 }
 
 func (f *fixture) deployment() *appsv1.Deployment {
-	d, err := client.Get[appsv1.Deployment](f.ctx, f.admin, "default", "web")
+	d, err := rest.Get[appsv1.Deployment](f.ctx, f.admin, "default", "web")
 	if err != nil {
 		f.t.Fatal(err)
 	}
@@ -158,7 +158,7 @@ func TestRollout(t *testing.T) {
 			Selector: &metav1.LabelSelector{MatchLabels: map[string]string{"app": "web"}},
 			Template: corev1.PodTemplateSpec{ObjectMeta: metav1.ObjectMeta{Labels: map[string]string{"app": "web"}},
 				Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "nginx", Image: "nginx"}}}}}}
-	if _, err := client.Create(f.ctx, f.admin, d); err != nil {
+	if _, err := rest.Create(f.ctx, f.admin, d); err != nil {
 		t.Fatal(err)
 	}
 	f.sync()
@@ -204,7 +204,7 @@ func TestRollout(t *testing.T) {
 
 	// New image: 25%/25% of 3 is a surge of 1 and none unavailable.
 	got.Spec.Template.Spec.Containers[0].Image = "nginx:1.27"
-	if _, err := client.Update(f.ctx, f.admin, got); err != nil {
+	if _, err := rest.Update(f.ctx, f.admin, got); err != nil {
 		t.Fatal(err)
 	}
 	want := []string{"rev1=3 rev2=1", "rev1=2 rev2=1", "rev1=2 rev2=2", "rev1=1 rev2=2", "rev1=1 rev2=3", "rev1=0 rev2=3"}
@@ -223,7 +223,7 @@ func TestRollout(t *testing.T) {
 		t.Errorf("after the rollout: annotations %v status %+v", got.Annotations, got.Status)
 	}
 	f.eventually("ScalingReplicaSet events", func() (string, bool) {
-		l, _ := client.List[corev1.Event](f.ctx, f.admin, "default", client.ListOptions{})
+		l, _ := rest.List[corev1.Event](f.ctx, f.admin, "default", rest.ListOptions{})
 		var msgs []string
 		for _, e := range l.Items {
 			if e.Reason == "ScalingReplicaSet" && e.Source.Component == "deployment-controller" && e.InvolvedObject.Kind == "Deployment" {
@@ -248,7 +248,7 @@ func TestPausedAndScaling(t *testing.T) {
 			Selector: &metav1.LabelSelector{MatchLabels: map[string]string{"app": "web"}},
 			Template: corev1.PodTemplateSpec{ObjectMeta: metav1.ObjectMeta{Labels: map[string]string{"app": "web"}},
 				Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "nginx", Image: "nginx"}}}}}}
-	if _, err := client.Create(f.ctx, f.admin, d); err != nil {
+	if _, err := rest.Create(f.ctx, f.admin, d); err != nil {
 		t.Fatal(err)
 	}
 	f.sync()
@@ -259,7 +259,7 @@ func TestPausedAndScaling(t *testing.T) {
 	got.Spec.Template.Spec.Containers[0].Image = "nginx:1.27"
 	five := int32(5)
 	got.Spec.Replicas = &five
-	if _, err := client.Update(f.ctx, f.admin, got); err != nil {
+	if _, err := rest.Update(f.ctx, f.admin, got); err != nil {
 		t.Fatal(err)
 	}
 	f.sync()
@@ -272,7 +272,7 @@ func TestPausedAndScaling(t *testing.T) {
 	f.markAvailable()
 	got = f.deployment()
 	got.Spec.Paused = false
-	if _, err := client.Update(f.ctx, f.admin, got); err != nil {
+	if _, err := rest.Update(f.ctx, f.admin, got); err != nil {
 		t.Fatal(err)
 	}
 	f.sync()

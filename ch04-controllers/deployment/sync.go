@@ -11,7 +11,7 @@ import (
 	"kubik/ch01-apiserver/api/appsv1"
 	"kubik/ch01-apiserver/api/corev1"
 	"kubik/ch01-apiserver/api/metav1"
-	"kubik/ch03-scheduler/client"
+	"kubik/ch03-scheduler/clientgo/rest"
 	"kubik/ch04-controllers/controller"
 )
 
@@ -63,11 +63,11 @@ func (dc *DeploymentController) getNewReplicaSet(ctx context.Context, d *appsv1.
 	newRevision := strconv.FormatInt(MaxRevision(oldRSs)+1, 10)
 
 	if existing != nil {
-		rsCopy := controller.DeepCopy(existing)
+		rsCopy := metav1.DeepCopy(existing)
 		annotationsUpdated := SetNewReplicaSetAnnotations(d, rsCopy, newRevision, true)
 		if annotationsUpdated || rsCopy.Spec.MinReadySeconds != d.Spec.MinReadySeconds {
 			rsCopy.Spec.MinReadySeconds = d.Spec.MinReadySeconds
-			return client.Update(ctx, dc.client, rsCopy)
+			return rest.Update(ctx, dc.client, rsCopy)
 		}
 		// The Deployment's revision is the new ReplicaSet's.
 		needsUpdate := SetDeploymentRevision(d, rsCopy.Annotations[appsv1.RevisionAnnotation])
@@ -87,14 +87,14 @@ func (dc *DeploymentController) getNewReplicaSet(ctx context.Context, d *appsv1.
 		return nil, nil
 	}
 
-	template := controller.DeepCopy(&d.Spec.Template)
+	template := metav1.DeepCopy(&d.Spec.Template)
 	hash := controller.ComputeHash(template, d.Status.CollisionCount)
 	template.Labels = maps.Clone(d.Spec.Template.Labels)
 	if template.Labels == nil {
 		template.Labels = map[string]string{}
 	}
 	template.Labels[appsv1.DefaultDeploymentUniqueLabelKey] = hash
-	selector := controller.DeepCopy(d.Spec.Selector)
+	selector := metav1.DeepCopy(d.Spec.Selector)
 	if selector.MatchLabels == nil {
 		selector.MatchLabels = map[string]string{}
 	}
@@ -118,12 +118,12 @@ func (dc *DeploymentController) getNewReplicaSet(ctx context.Context, d *appsv1.
 	SetNewReplicaSetAnnotations(d, newRS, newRevision, false)
 
 	alreadyExists := false
-	created, err := client.Create(ctx, dc.client, newRS)
+	created, err := rest.Create(ctx, dc.client, newRS)
 	switch {
-	case client.IsAlreadyExists(err):
+	case rest.IsAlreadyExists(err):
 		// A slow cache, or a hash collision with a ReplicaSet of another template.
 		alreadyExists = true
-		rs, getErr := client.Get[appsv1.ReplicaSet](ctx, dc.client, newRS.Namespace, newRS.Name)
+		rs, getErr := rest.Get[appsv1.ReplicaSet](ctx, dc.client, newRS.Namespace, newRS.Name)
 		if getErr != nil {
 			return nil, getErr
 		}
@@ -250,10 +250,10 @@ func (dc *DeploymentController) scaleReplicaSet(ctx context.Context, rs *appsv1.
 		return false, rs, nil
 	}
 	oldScale := *rs.Spec.Replicas
-	rsCopy := controller.DeepCopy(rs)
+	rsCopy := metav1.DeepCopy(rs)
 	rsCopy.Spec.Replicas = &newScale
 	SetReplicasAnnotations(rsCopy, *d.Spec.Replicas, maxReplicas)
-	updated, err := client.Update(ctx, dc.client, rsCopy)
+	updated, err := rest.Update(ctx, dc.client, rsCopy)
 	if err != nil {
 		return false, rs, err
 	}
@@ -287,7 +287,7 @@ func (dc *DeploymentController) cleanupDeployment(ctx context.Context, oldRSs []
 			continue
 		}
 		dc.log.Debug("Trying to cleanup replica set for deployment", "replicaSet", rs.Name, "deployment", d.Name)
-		if err := client.Delete[appsv1.ReplicaSet](ctx, dc.client, rs.Namespace, rs.Name, nil); err != nil && !client.IsNotFound(err) {
+		if err := rest.Delete[appsv1.ReplicaSet](ctx, dc.client, rs.Namespace, rs.Name, nil); err != nil && !rest.IsNotFound(err) {
 			return err
 		}
 	}

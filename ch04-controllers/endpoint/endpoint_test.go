@@ -5,9 +5,9 @@ import (
 	"testing"
 
 	"kubik/ch01-apiserver/api/corev1"
-	"kubik/ch03-scheduler/client"
-	"kubik/ch04-controllers/controller/controllertest"
+	"kubik/ch03-scheduler/clientgo/rest"
 	"kubik/ch04-controllers/controller/endpointutil"
+	"kubik/internal/controllertest"
 )
 
 func TestEndpoints(t *testing.T) {
@@ -32,7 +32,7 @@ func TestEndpoints(t *testing.T) {
 	if err := c.syncService(env.Ctx, "default/web"); err != nil {
 		t.Fatal(err)
 	}
-	ep, err := client.Get[corev1.Endpoints](env.Ctx, env.Admin, "default", "web")
+	ep, err := rest.Get[corev1.Endpoints](env.Ctx, env.Admin, "default", "web")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -70,17 +70,17 @@ func TestEndpoints(t *testing.T) {
 	if err := c.syncService(env.Ctx, "default/web"); err != nil {
 		t.Fatal(err)
 	}
-	again, _ := client.Get[corev1.Endpoints](env.Ctx, env.Admin, "default", "web")
+	again, _ := rest.Get[corev1.Endpoints](env.Ctx, env.Admin, "default", "web")
 	if again.ResourceVersion != ep.ResourceVersion {
 		t.Error("an unchanged sync wrote the Endpoints")
 	}
 	// The apiserver's default/kubernetes (no selector) is not touched (on
 	// a loopback address the apiserver publishes no Endpoints for it at all).
-	before, beforeErr := client.Get[corev1.Endpoints](env.Ctx, env.Admin, "default", "kubernetes")
+	before, beforeErr := rest.Get[corev1.Endpoints](env.Ctx, env.Admin, "default", "kubernetes")
 	if err := c.syncService(env.Ctx, "default/kubernetes"); err != nil {
 		t.Fatal(err)
 	}
-	after, afterErr := client.Get[corev1.Endpoints](env.Ctx, env.Admin, "default", "kubernetes")
+	after, afterErr := rest.Get[corev1.Endpoints](env.Ctx, env.Admin, "default", "kubernetes")
 	if (beforeErr == nil) != (afterErr == nil) || (before != nil && after != nil && after.ResourceVersion != before.ResourceVersion) {
 		t.Errorf("default/kubernetes endpoints changed: before %v, after %v", beforeErr, afterErr)
 	}

@@ -27,14 +27,15 @@ package endpoint
 
 import (
 	"context"
+	"kubik/ch04-controllers/worker"
 	"log/slog"
 	"maps"
 
 	"kubik/ch01-apiserver/api/corev1"
 	"kubik/ch01-apiserver/apiserver/selection"
-	"kubik/ch03-scheduler/client"
-	"kubik/ch03-scheduler/informer"
-	"kubik/ch03-scheduler/workqueue"
+	"kubik/ch03-scheduler/clientgo/rest"
+	"kubik/ch03-scheduler/clientgo/tools/cache"
+	"kubik/ch03-scheduler/clientgo/util/workqueue"
 	"kubik/ch04-controllers/controller"
 )
 
@@ -48,10 +49,10 @@ const LabelManagedBy = "endpoints.kubernetes.io/managed-by"
 
 // EndpointController is upstream's endpoint.Controller.
 type EndpointController struct {
-	client    *client.Client
-	services  *informer.Informer[corev1.Service, *corev1.Service]
-	pods      *informer.Informer[corev1.Pod, *corev1.Pod]
-	endpoints *informer.Informer[corev1.Endpoints, *corev1.Endpoints]
+	client    *rest.Client
+	services  *cache.Informer[corev1.Service, *corev1.Service]
+	pods      *cache.Informer[corev1.Pod, *corev1.Pod]
+	endpoints *cache.Informer[corev1.Endpoints, *corev1.Endpoints]
 	queue     *workqueue.RateLimitingQueue[string]
 	log       *slog.Logger
 }
@@ -68,12 +69,12 @@ func NewEndpointController(cc *controller.ControllerContext) (*EndpointControlle
 		endpoints: controller.InformerFor[corev1.Endpoints](cc.Informers),
 		queue:     workqueue.NewRateLimiting(workqueue.DefaultControllerRateLimiter[string]()),
 	}
-	informer.AddNamespaceIndex(c.pods)
-	informer.AddNamespaceIndex(c.services)
-	enqueue := func(s *corev1.Service) { c.queue.Add(informer.MetaNamespaceKeyFunc(s)) }
-	c.services.AddEventHandler(informer.ResourceEventHandlerFuncs[corev1.Service]{
+	cache.AddNamespaceIndex(c.pods)
+	cache.AddNamespaceIndex(c.services)
+	enqueue := func(s *corev1.Service) { c.queue.Add(cache.MetaNamespaceKeyFunc(s)) }
+	c.services.AddEventHandler(cache.ResourceEventHandlerFuncs[corev1.Service]{
 		AddFunc: enqueue, UpdateFunc: func(_, s *corev1.Service) { enqueue(s) }, DeleteFunc: enqueue})
-	c.pods.AddEventHandler(informer.ResourceEventHandlerFuncs[corev1.Pod]{
+	c.pods.AddEventHandler(cache.ResourceEventHandlerFuncs[corev1.Pod]{
 		AddFunc:    func(p *corev1.Pod) { c.enqueueServicesOf(p, nil) },
 		UpdateFunc: func(old, p *corev1.Pod) { c.enqueueServicesOf(p, old) },
 		DeleteFunc: func(p *corev1.Pod) { c.enqueueServicesOf(p, nil) },
@@ -81,31 +82,31 @@ func NewEndpointController(cc *controller.ControllerContext) (*EndpointControlle
 	// Someone changed or deleted our Endpoints: put them right.
 	epChanged := func(e *corev1.Endpoints) {
 		if _, ok := c.services.GetStore().Get(e.Namespace, e.Name); ok {
-			c.queue.Add(informer.MetaNamespaceKeyFunc(e))
+			c.queue.Add(cache.MetaNamespaceKeyFunc(e))
 		}
 	}
-	c.endpoints.AddEventHandler(informer.ResourceEventHandlerFuncs[corev1.Endpoints]{
+	c.endpoints.AddEventHandler(cache.ResourceEventHandlerFuncs[corev1.Endpoints]{
 		UpdateFunc: func(_, e *corev1.Endpoints) { epChanged(e) }, DeleteFunc: epChanged})
 	return c, nil
 }
 
 // enqueueServicesOf queues the Services selecting p now or before (old).
 func (c *EndpointController) enqueueServicesOf(p, old *corev1.Pod) {
-	for _, s := range c.services.GetStore().ByIndex(informer.NamespaceIndex, p.Namespace) {
+	for _, s := range c.services.GetStore().ByIndex(cache.NamespaceIndex, p.Namespace) {
 		if s.Spec.Selector == nil {
 			continue
 		}
 		sel := selection.SelectorFromSet(s.Spec.Selector)
 		if sel.Matches(p.Labels) || (old != nil && sel.Matches(old.Labels)) {
-			c.queue.Add(informer.MetaNamespaceKeyFunc(s))
+			c.queue.Add(cache.MetaNamespaceKeyFunc(s))
 		}
 	}
 }
 
 // Run waits for the caches and runs workers until ctx ends.
 func (c *EndpointController) Run(ctx context.Context, workers int) {
-	controller.RunWorkers(ctx, c.queue, workers, func(ctx context.Context) bool {
-		return controller.ProcessNextWorkItem(ctx, c.queue, controller.SyncErr(c.syncService), c.log, "service")
+	worker.RunWorkers(ctx, c.queue, workers, func(ctx context.Context) bool {
+		return worker.ProcessNextWorkItem(ctx, c.queue, worker.SyncErr(c.syncService), c.log, "service")
 	}, c.services.HasSynced, c.pods.HasSynced, c.endpoints.HasSynced)
 }
 

@@ -8,9 +8,8 @@ import (
 
 	"kubik/ch01-apiserver/api/corev1"
 	"kubik/ch01-apiserver/api/metav1"
-	"kubik/ch03-scheduler/client"
-	"kubik/ch03-scheduler/informer"
-	"kubik/ch04-controllers/controller"
+	"kubik/ch03-scheduler/clientgo/rest"
+	"kubik/ch03-scheduler/clientgo/tools/cache"
 	"kubik/ch04-controllers/controller/endpointutil"
 )
 
@@ -28,13 +27,13 @@ const (
 // syncService writes the Endpoints of one Service. Upstream:
 // Controller.syncService.
 func (c *EndpointController) syncService(ctx context.Context, key string) error {
-	ns, name := informer.SplitMetaNamespaceKey(key)
+	ns, name := cache.SplitMetaNamespaceKey(key)
 	svc, ok := c.services.GetStore().Get(ns, name)
 	if !ok {
 		// The Service is gone: so are its Endpoints (the garbage collector
 		// would too, but they carry no ownerReference, as upstream).
-		err := client.Delete[corev1.Endpoints](ctx, c.client, ns, name, nil)
-		if client.IsNotFound(err) {
+		err := rest.Delete[corev1.Endpoints](ctx, c.client, ns, name, nil)
+		if rest.IsNotFound(err) {
 			return nil
 		}
 		return err
@@ -42,7 +41,7 @@ func (c *EndpointController) syncService(ctx context.Context, key string) error 
 	if svc.Spec.Type == corev1.ServiceTypeExternalName || svc.Spec.Selector == nil {
 		return nil // not ours (default/kubernetes: the apiserver's)
 	}
-	pods := endpointutil.SelectedPods(svc, c.pods.GetStore().ByIndex(informer.NamespaceIndex, ns))
+	pods := endpointutil.SelectedPods(svc, c.pods.GetStore().ByIndex(cache.NamespaceIndex, ns))
 	subsets := BuildSubsets(svc, pods)
 	total := 0
 	for _, s := range subsets {
@@ -52,7 +51,7 @@ func (c *EndpointController) syncService(ctx context.Context, key string) error 
 	cur, exists := c.endpoints.GetStore().Get(ns, name)
 	want := &corev1.Endpoints{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: ns}}
 	if exists {
-		want = controller.DeepCopy(cur)
+		want = metav1.DeepCopy(cur)
 	}
 	want.Subsets = subsets
 	want.Labels = copyLabels(svc.Labels)
@@ -76,10 +75,10 @@ func (c *EndpointController) syncService(ctx context.Context, key string) error 
 	}
 	var err error
 	if exists {
-		_, err = client.Update(ctx, c.client, want)
+		_, err = rest.Update(ctx, c.client, want)
 	} else {
-		_, err = client.Create(ctx, c.client, want)
-		if client.IsAlreadyExists(err) {
+		_, err = rest.Create(ctx, c.client, want)
+		if rest.IsAlreadyExists(err) {
 			return fmt.Errorf("endpoints %s exist but are not in the cache yet", key) // retried
 		}
 	}

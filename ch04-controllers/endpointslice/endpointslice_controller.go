@@ -38,14 +38,15 @@ package endpointslice
 
 import (
 	"context"
+	"kubik/ch04-controllers/worker"
 	"log/slog"
 
 	"kubik/ch01-apiserver/api/corev1"
 	"kubik/ch01-apiserver/api/discoveryv1"
 	"kubik/ch01-apiserver/apiserver/selection"
-	"kubik/ch03-scheduler/client"
-	"kubik/ch03-scheduler/informer"
-	"kubik/ch03-scheduler/workqueue"
+	"kubik/ch03-scheduler/clientgo/rest"
+	"kubik/ch03-scheduler/clientgo/tools/cache"
+	"kubik/ch03-scheduler/clientgo/util/workqueue"
 	"kubik/ch04-controllers/controller"
 )
 
@@ -60,11 +61,11 @@ const indexByService = "endpointslice-controller/service"
 
 // EndpointSliceController is upstream's endpointslice.Controller.
 type EndpointSliceController struct {
-	client   *client.Client
-	services *informer.Informer[corev1.Service, *corev1.Service]
-	pods     *informer.Informer[corev1.Pod, *corev1.Pod]
-	nodes    *informer.Informer[corev1.Node, *corev1.Node]
-	slices   *informer.Informer[discoveryv1.EndpointSlice, *discoveryv1.EndpointSlice]
+	client   *rest.Client
+	services *cache.Informer[corev1.Service, *corev1.Service]
+	pods     *cache.Informer[corev1.Pod, *corev1.Pod]
+	nodes    *cache.Informer[corev1.Node, *corev1.Node]
+	slices   *cache.Informer[discoveryv1.EndpointSlice, *discoveryv1.EndpointSlice]
 	queue    *workqueue.RateLimitingQueue[string]
 	tracker  *sliceTracker // this controller's writes the cache has not seen yet
 	log      *slog.Logger
@@ -88,18 +89,18 @@ func NewEndpointSliceController(cc *controller.ControllerContext) (*EndpointSlic
 		tracker:              newSliceTracker(),
 		MaxEndpointsPerSlice: MaxEndpointsPerSlice,
 	}
-	informer.AddNamespaceIndex(c.pods)
-	informer.AddNamespaceIndex(c.services)
-	c.slices.AddIndexers(informer.Indexers[discoveryv1.EndpointSlice]{indexByService: func(s *discoveryv1.EndpointSlice) []string {
+	cache.AddNamespaceIndex(c.pods)
+	cache.AddNamespaceIndex(c.services)
+	c.slices.AddIndexers(cache.Indexers[discoveryv1.EndpointSlice]{indexByService: func(s *discoveryv1.EndpointSlice) []string {
 		if s.Labels[discoveryv1.LabelManagedBy] != ControllerName || s.Labels[discoveryv1.LabelServiceName] == "" {
 			return nil
 		}
 		return []string{s.Namespace + "/" + s.Labels[discoveryv1.LabelServiceName]}
 	}})
-	enqueue := func(s *corev1.Service) { c.queue.Add(informer.MetaNamespaceKeyFunc(s)) }
-	c.services.AddEventHandler(informer.ResourceEventHandlerFuncs[corev1.Service]{
+	enqueue := func(s *corev1.Service) { c.queue.Add(cache.MetaNamespaceKeyFunc(s)) }
+	c.services.AddEventHandler(cache.ResourceEventHandlerFuncs[corev1.Service]{
 		AddFunc: enqueue, UpdateFunc: func(_, s *corev1.Service) { enqueue(s) }, DeleteFunc: enqueue})
-	c.pods.AddEventHandler(informer.ResourceEventHandlerFuncs[corev1.Pod]{
+	c.pods.AddEventHandler(cache.ResourceEventHandlerFuncs[corev1.Pod]{
 		AddFunc:    func(p *corev1.Pod) { c.enqueueServicesOf(p, nil) },
 		UpdateFunc: func(old, p *corev1.Pod) { c.enqueueServicesOf(p, old) },
 		DeleteFunc: func(p *corev1.Pod) { c.enqueueServicesOf(p, nil) },
@@ -109,26 +110,26 @@ func NewEndpointSliceController(cc *controller.ControllerContext) (*EndpointSlic
 			c.queue.Add(s.Namespace + "/" + s.Labels[discoveryv1.LabelServiceName])
 		}
 	}
-	c.slices.AddEventHandler(informer.ResourceEventHandlerFuncs[discoveryv1.EndpointSlice]{
+	c.slices.AddEventHandler(cache.ResourceEventHandlerFuncs[discoveryv1.EndpointSlice]{
 		UpdateFunc: func(_, s *discoveryv1.EndpointSlice) { sliceChanged(s) }, DeleteFunc: sliceChanged})
 	return c, nil
 }
 
 func (c *EndpointSliceController) enqueueServicesOf(p, old *corev1.Pod) {
-	for _, s := range c.services.GetStore().ByIndex(informer.NamespaceIndex, p.Namespace) {
+	for _, s := range c.services.GetStore().ByIndex(cache.NamespaceIndex, p.Namespace) {
 		if s.Spec.Selector == nil {
 			continue
 		}
 		sel := selection.SelectorFromSet(s.Spec.Selector)
 		if sel.Matches(p.Labels) || (old != nil && sel.Matches(old.Labels)) {
-			c.queue.Add(informer.MetaNamespaceKeyFunc(s))
+			c.queue.Add(cache.MetaNamespaceKeyFunc(s))
 		}
 	}
 }
 
 // Run waits for the caches and runs workers until ctx ends.
 func (c *EndpointSliceController) Run(ctx context.Context, workers int) {
-	controller.RunWorkers(ctx, c.queue, workers, func(ctx context.Context) bool {
-		return controller.ProcessNextWorkItem(ctx, c.queue, controller.SyncErr(c.syncService), c.log, "service")
+	worker.RunWorkers(ctx, c.queue, workers, func(ctx context.Context) bool {
+		return worker.ProcessNextWorkItem(ctx, c.queue, worker.SyncErr(c.syncService), c.log, "service")
 	}, c.services.HasSynced, c.pods.HasSynced, c.nodes.HasSynced, c.slices.HasSynced)
 }

@@ -6,8 +6,8 @@ import (
 	"testing"
 
 	"kubik/ch01-apiserver/api/discoveryv1"
-	"kubik/ch03-scheduler/client"
-	"kubik/ch04-controllers/controller/controllertest"
+	"kubik/ch03-scheduler/clientgo/rest"
+	"kubik/internal/controllertest"
 )
 
 func TestEndpointSlices(t *testing.T) {
@@ -33,7 +33,7 @@ func TestEndpointSlices(t *testing.T) {
 	if err := c.syncService(env.Ctx, "default/web"); err != nil {
 		t.Fatal(err)
 	}
-	l, err := client.List[discoveryv1.EndpointSlice](env.Ctx, env.Admin, "default", client.ListOptions{LabelSelector: discoveryv1.LabelServiceName + "=web"})
+	l, err := rest.List[discoveryv1.EndpointSlice](env.Ctx, env.Admin, "default", rest.ListOptions{LabelSelector: discoveryv1.LabelServiceName + "=web"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -63,7 +63,7 @@ func TestEndpointSlices(t *testing.T) {
 	if err := c.syncService(env.Ctx, "default/kubernetes"); err != nil {
 		t.Fatal(err)
 	}
-	k, _ := client.List[discoveryv1.EndpointSlice](env.Ctx, env.Admin, "default", client.ListOptions{LabelSelector: discoveryv1.LabelServiceName + "=kubernetes"})
+	k, _ := rest.List[discoveryv1.EndpointSlice](env.Ctx, env.Admin, "default", rest.ListOptions{LabelSelector: discoveryv1.LabelServiceName + "=kubernetes"})
 	for _, s := range k.Items {
 		if s.Labels[discoveryv1.LabelManagedBy] == ControllerName {
 			t.Errorf("slice %s of default/kubernetes taken over", s.Name)
@@ -90,7 +90,7 @@ func TestNoSecondSliceFromAStaleCache(t *testing.T) {
 		t.Fatal(err)
 	}
 	controllertest.Eventually(t, "the cache catches up", func() bool { return c.syncService(env.Ctx, "default/db") == nil })
-	l, err := client.List[discoveryv1.EndpointSlice](env.Ctx, env.Admin, "default", client.ListOptions{LabelSelector: discoveryv1.LabelServiceName + "=db"})
+	l, err := rest.List[discoveryv1.EndpointSlice](env.Ctx, env.Admin, "default", rest.ListOptions{LabelSelector: discoveryv1.LabelServiceName + "=db"})
 	if err != nil {
 		t.Fatal(err)
 	}

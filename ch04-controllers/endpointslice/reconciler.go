@@ -10,8 +10,8 @@ import (
 	"kubik/ch01-apiserver/api/corev1"
 	"kubik/ch01-apiserver/api/discoveryv1"
 	"kubik/ch01-apiserver/api/metav1"
-	"kubik/ch03-scheduler/client"
-	"kubik/ch03-scheduler/informer"
+	"kubik/ch03-scheduler/clientgo/rest"
+	"kubik/ch03-scheduler/clientgo/tools/cache"
 	"kubik/ch04-controllers/controller"
 	"kubik/ch04-controllers/controller/endpointutil"
 )
@@ -22,7 +22,7 @@ const LabelIsHeadlessService = "service.kubernetes.io/headless"
 // syncService reconciles the slices of one Service. Upstream:
 // Controller.syncService + reconciler.Reconcile.
 func (c *EndpointSliceController) syncService(ctx context.Context, key string) error {
-	ns, name := informer.SplitMetaNamespaceKey(key)
+	ns, name := cache.SplitMetaNamespaceKey(key)
 	existing := c.slices.GetStore().ByIndex(indexByService, key)
 	sort.Slice(existing, func(i, j int) bool { return existing[i].Name < existing[j].Name })
 	svc, ok := c.services.GetStore().Get(ns, name)
@@ -30,7 +30,7 @@ func (c *EndpointSliceController) syncService(ctx context.Context, key string) e
 		// Gone: its slices go with it (the garbage collector would also
 		// delete them through their ownerReference).
 		for _, s := range existing {
-			if err := client.Delete[discoveryv1.EndpointSlice](ctx, c.client, s.Namespace, s.Name, nil); err != nil && !client.IsNotFound(err) {
+			if err := rest.Delete[discoveryv1.EndpointSlice](ctx, c.client, s.Namespace, s.Name, nil); err != nil && !rest.IsNotFound(err) {
 				return err
 			}
 		}
@@ -43,7 +43,7 @@ func (c *EndpointSliceController) syncService(ctx context.Context, key string) e
 	if svc.Spec.Selector == nil || svc.Spec.Type == corev1.ServiceTypeExternalName {
 		return nil
 	}
-	pods := endpointutil.SelectedPods(svc, c.pods.GetStore().ByIndex(informer.NamespaceIndex, ns))
+	pods := endpointutil.SelectedPods(svc, c.pods.GetStore().ByIndex(cache.NamespaceIndex, ns))
 	groups := c.desiredGroups(svc, pods)
 
 	// The slices wanted: each group cut into chunks of MaxEndpointsPerSlice.
@@ -80,7 +80,7 @@ func (c *EndpointSliceController) syncService(ctx context.Context, key string) e
 	for _, w := range want {
 		s := c.newSlice(svc)
 		if old := pick(w.ports); old != nil {
-			s = controller.DeepCopy(old)
+			s = metav1.DeepCopy(old)
 		}
 		s.Ports, s.Endpoints = w.ports, w.endpoints
 		s.Labels = c.labels(svc, s.Labels)
@@ -102,9 +102,9 @@ func (c *EndpointSliceController) syncService(ctx context.Context, key string) e
 		var written *discoveryv1.EndpointSlice
 		var err error
 		if s.Name == "" {
-			written, err = client.Create(ctx, c.client, s)
+			written, err = rest.Create(ctx, c.client, s)
 		} else {
-			written, err = client.Update(ctx, c.client, s)
+			written, err = rest.Update(ctx, c.client, s)
 		}
 		if err != nil {
 			return err
@@ -113,7 +113,7 @@ func (c *EndpointSliceController) syncService(ctx context.Context, key string) e
 	}
 	for _, s := range existing {
 		if !used[s.Name] {
-			if err := client.Delete[discoveryv1.EndpointSlice](ctx, c.client, s.Namespace, s.Name, nil); err != nil && !client.IsNotFound(err) {
+			if err := rest.Delete[discoveryv1.EndpointSlice](ctx, c.client, s.Namespace, s.Name, nil); err != nil && !rest.IsNotFound(err) {
 				return err
 			}
 			c.tracker.wrote(key, s.Name, "")

@@ -39,6 +39,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"kubik/ch04-controllers/record"
 	"log/slog"
 	"slices"
 	"sync"
@@ -46,8 +47,8 @@ import (
 
 	"kubik/ch01-apiserver/api/metav1"
 	"kubik/ch01-apiserver/api/scheme"
-	"kubik/ch03-scheduler/client"
-	"kubik/ch03-scheduler/informer"
+	"kubik/ch03-scheduler/clientgo/rest"
+	"kubik/ch03-scheduler/clientgo/tools/cache"
 	"kubik/ch04-controllers/controller"
 )
 
@@ -57,7 +58,7 @@ var DefaultIgnoredResources = map[string]bool{"events": true, "events.events.k8s
 
 // GarbageCollector runs the graph builder and the workers.
 type GarbageCollector struct {
-	client *client.Client
+	client *rest.Client
 	log    *slog.Logger
 	mapper *controller.RESTMapper
 	gb     *GraphBuilder
@@ -84,17 +85,17 @@ func NewGarbageCollector(cc *controller.ControllerContext) (*GarbageCollector, e
 	if err != nil && !errors.As(err, &partial) {
 		return nil, fmt.Errorf("garbage collector: discovery: %w", err)
 	}
-	recorder := controller.NewRecorder(cc.Client, "garbage-collector-controller", log)
+	recorder := record.NewRecorder(cc.Client, "garbage-collector-controller", log)
 	gc := newGarbageCollector(cc.Client, resources, err, recorder, log)
 	gc.runRecorder = recorder.Run
 	return gc, nil
 }
 
-func newGarbageCollector(c *client.Client, resources []*scheme.Resource, discoveryErr error, recorder eventRecorder, log *slog.Logger) *GarbageCollector {
+func newGarbageCollector(c *rest.Client, resources []*scheme.Resource, discoveryErr error, recorder eventRecorder, log *slog.Logger) *GarbageCollector {
 	gc := &GarbageCollector{client: c, log: log, mapper: controller.NewRESTMapper(resources),
 		gb: newGraphBuilder(recorder, log), discoveryErr: discoveryErr}
 	for _, r := range GetDeletableResources(resources) {
-		inf := informer.New[metav1.PartialObjectMetadata](c, informer.Options{Resource: r, Logger: log})
+		inf := cache.New[metav1.PartialObjectMetadata](c, cache.Options{Resource: r, Logger: log})
 		inf.AddEventHandler(gc.gb.handlerFor(r))
 		gc.gb.monitors = append(gc.gb.monitors, &monitor{resource: r, informer: inf})
 	}
@@ -130,7 +131,7 @@ func (gc *GarbageCollector) Run(ctx context.Context, workers int) {
 	}
 	gb.startMonitors(ctx)
 	go gb.runProcessGraphChanges()
-	if !informer.WaitForCacheSync(ctx, gb.IsSynced) {
+	if !cache.WaitForCacheSync(ctx, gb.IsSynced) {
 		return
 	}
 	gc.log.Info("all resource monitors have synced; proceeding to collect garbage")
@@ -219,7 +220,7 @@ func (gc *GarbageCollector) attemptToDeleteItem(ctx context.Context, item *node)
 	}
 	latest, err := gc.getObject(ctx, identity)
 	switch {
-	case client.IsNotFound(err):
+	case rest.IsNotFound(err):
 		gb.enqueueVirtualDeleteEvent(identity)
 		return errEnqueuedVirtualDelete
 	case err != nil:
@@ -338,9 +339,9 @@ func (gc *GarbageCollector) isDangling(ctx context.Context, ref metav1.OwnerRefe
 		return false, nil, errNamespacedOwnerOfClusterScopedObject
 	}
 	owner := &metav1.PartialObjectMetadata{}
-	err = gc.client.Do(ctx, client.Request{Method: "GET", Path: client.ResourcePath(r, key.Namespace, ref.Name, "")}, owner)
+	err = gc.client.Do(ctx, rest.Request{Method: "GET", Path: rest.ResourcePath(r, key.Namespace, ref.Name, "")}, owner)
 	switch {
-	case client.IsNotFound(err):
+	case rest.IsNotFound(err):
 		gc.gb.absentOwnerCache.Add(key)
 		return true, nil, nil
 	case err != nil:
@@ -414,7 +415,7 @@ func (gc *GarbageCollector) orphanDependents(ctx context.Context, owner objectRe
 		id := dep.identity
 		gc.gb.mu.RUnlock()
 		err := gc.patch(ctx, id, deleteOwnerRefStrategicMergePatch(id.UID, owner.UID))
-		if err != nil && !client.IsNotFound(err) {
+		if err != nil && !rest.IsNotFound(err) {
 			errs = append(errs, fmt.Errorf("orphaning %s failed, %v", id, err))
 		}
 	}

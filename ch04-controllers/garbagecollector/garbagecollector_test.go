@@ -13,10 +13,10 @@ import (
 	"kubik/ch01-apiserver/api/metav1"
 	"kubik/ch01-apiserver/app"
 	"kubik/ch01-apiserver/pki"
-	"kubik/ch03-scheduler/client"
-	"kubik/ch03-scheduler/client/clienttest"
+	"kubik/ch03-scheduler/clientgo/rest"
 	"kubik/ch04-controllers/controller"
-	"kubik/ch04-controllers/controller/controllertest"
+	"kubik/internal/clienttest"
+	"kubik/internal/controllertest"
 )
 
 // The fixtures are ConfigMaps owning ConfigMaps and Secrets: no other
@@ -75,7 +75,7 @@ func ownerRef(cm *corev1.ConfigMap, block bool) metav1.OwnerReference {
 
 func createCM(t *testing.T, env *controllertest.Env, name string, finalizers []string, owners ...metav1.OwnerReference) *corev1.ConfigMap {
 	t.Helper()
-	cm, err := client.Create(env.Ctx, env.Admin, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: name,
+	cm, err := rest.Create(env.Ctx, env.Admin, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: name,
 		Finalizers: finalizers, OwnerReferences: owners}})
 	if err != nil {
 		t.Fatal(err)
@@ -85,14 +85,14 @@ func createCM(t *testing.T, env *controllertest.Env, name string, finalizers []s
 
 func gone(env *controllertest.Env, name string) func() bool {
 	return func() bool {
-		_, err := client.Get[corev1.ConfigMap](env.Ctx, env.Admin, "default", name)
-		return client.IsNotFound(err)
+		_, err := rest.Get[corev1.ConfigMap](env.Ctx, env.Admin, "default", name)
+		return rest.IsNotFound(err)
 	}
 }
 
 func get(t *testing.T, env *controllertest.Env, name string) *corev1.ConfigMap {
 	t.Helper()
-	cm, err := client.Get[corev1.ConfigMap](env.Ctx, env.Admin, "default", name)
+	cm, err := rest.Get[corev1.ConfigMap](env.Ctx, env.Admin, "default", name)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -101,7 +101,7 @@ func get(t *testing.T, env *controllertest.Env, name string) *corev1.ConfigMap {
 
 func deleteCM(t *testing.T, env *controllertest.Env, name string) {
 	t.Helper()
-	if err := client.Delete[corev1.ConfigMap](env.Ctx, env.Admin, "default", name, nil); err != nil {
+	if err := rest.Delete[corev1.ConfigMap](env.Ctx, env.Admin, "default", name, nil); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -187,7 +187,7 @@ func TestForegroundDeletion(t *testing.T) {
 	}
 
 	// Release the grandchild: the whole chain goes, bottom up.
-	if _, err := client.Patch[corev1.ConfigMap](env.Ctx, env.Admin, "default", "grandchild", client.MergePatchType,
+	if _, err := rest.Patch[corev1.ConfigMap](env.Ctx, env.Admin, "default", "grandchild", rest.MergePatchType,
 		[]byte(`{"metadata":{"finalizers":null}}`), ""); err != nil {
 		t.Fatal(err)
 	}
@@ -200,7 +200,7 @@ func TestForegroundDeletion(t *testing.T) {
 // cannot cross namespaces, so it is collected, with upstream's warning.
 func TestOwnerRefInvalidNamespace(t *testing.T) {
 	env := newEnv(t)
-	other, err := client.Create(env.Ctx, env.Admin, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: "kube-public", Name: "owner"}})
+	other, err := rest.Create(env.Ctx, env.Admin, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: "kube-public", Name: "owner"}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -278,7 +278,7 @@ func TestPropagationPolicies(t *testing.T) {
 		dep := "dep-" + strings.ToLower(tc.policy)
 		createCM(t, env, dep, nil, ownerRef(owner, true))
 		policy := tc.policy
-		if err := client.Delete[corev1.ConfigMap](env.Ctx, env.Admin, "default", owner.Name, &metav1.DeleteOptions{PropagationPolicy: &policy}); err != nil {
+		if err := rest.Delete[corev1.ConfigMap](env.Ctx, env.Admin, "default", owner.Name, &metav1.DeleteOptions{PropagationPolicy: &policy}); err != nil {
 			t.Fatal(err)
 		}
 		controllertest.Eventually(t, tc.policy+": owner gone", gone(env, owner.Name))

@@ -9,8 +9,8 @@ import (
 	"kubik/ch01-apiserver/api/corev1"
 	"kubik/ch01-apiserver/api/metav1"
 	"kubik/ch01-apiserver/api/scheme"
-	"kubik/ch03-scheduler/informer"
-	"kubik/ch03-scheduler/workqueue"
+	"kubik/ch03-scheduler/clientgo/tools/cache"
+	"kubik/ch03-scheduler/clientgo/util/workqueue"
 )
 
 // eventRecorder is what the collector needs of controller.Recorder (tests
@@ -42,7 +42,7 @@ type event struct {
 // monitor watches one resource, metadata only. Upstream: monitor.
 type monitor struct {
 	resource *scheme.Resource
-	informer *informer.Informer[metav1.PartialObjectMetadata, *metav1.PartialObjectMetadata]
+	informer *cache.Informer[metav1.PartialObjectMetadata, *metav1.PartialObjectMetadata]
 }
 
 // GraphBuilder keeps the dependency graph: one monitor (a metadata-only
@@ -78,9 +78,9 @@ func newGraphBuilder(recorder eventRecorder, log *slog.Logger) *GraphBuilder {
 }
 
 // handlerFor turns a monitor's informer notifications into graph changes.
-func (gb *GraphBuilder) handlerFor(r *scheme.Resource) informer.ResourceEventHandler[metav1.PartialObjectMetadata] {
+func (gb *GraphBuilder) handlerFor(r *scheme.Resource) cache.ResourceEventHandler[metav1.PartialObjectMetadata] {
 	apiVersion := r.GroupVersion()
-	return informer.ResourceEventHandlerFuncs[metav1.PartialObjectMetadata]{
+	return cache.ResourceEventHandlerFuncs[metav1.PartialObjectMetadata]{
 		AddFunc: func(obj *metav1.PartialObjectMetadata) {
 			gb.graphChanges.Add(&event{eventType: addEvent, obj: obj, apiVersion: apiVersion, kind: r.Kind})
 		},

@@ -8,7 +8,7 @@ import (
 
 	"kubik/ch01-apiserver/api/metav1"
 	"kubik/ch01-apiserver/api/scheme"
-	"kubik/ch03-scheduler/client"
+	"kubik/ch03-scheduler/clientgo/rest"
 )
 
 // The requests of the collector, each on the object a node stands for,
@@ -23,7 +23,7 @@ func (gc *GarbageCollector) resourcePath(ref objectReference) (string, *scheme.R
 	if !r.Namespaced {
 		ns = ""
 	}
-	return client.ResourcePath(r, ns, ref.Name, ""), r, nil
+	return rest.ResourcePath(r, ns, ref.Name, ""), r, nil
 }
 
 // getObject reads the object's metadata live.
@@ -33,7 +33,7 @@ func (gc *GarbageCollector) getObject(ctx context.Context, ref objectReference) 
 		return nil, err
 	}
 	out := &metav1.PartialObjectMetadata{}
-	if err := gc.client.Do(ctx, client.Request{Method: http.MethodGet, Path: p}, out); err != nil {
+	if err := gc.client.Do(ctx, rest.Request{Method: http.MethodGet, Path: p}, out); err != nil {
 		return nil, err
 	}
 	return out, nil
@@ -52,8 +52,8 @@ func (gc *GarbageCollector) deleteObject(ctx context.Context, ref objectReferenc
 	if err != nil {
 		return err
 	}
-	err = gc.client.Do(ctx, client.Request{Method: http.MethodDelete, Path: p, Body: body}, nil)
-	if client.IsNotFound(err) {
+	err = gc.client.Do(ctx, rest.Request{Method: http.MethodDelete, Path: p, Body: body}, nil)
+	if rest.IsNotFound(err) {
 		return nil // gone already: its delete event will follow
 	}
 	return err
@@ -65,8 +65,8 @@ func (gc *GarbageCollector) patch(ctx context.Context, ref objectReference, patc
 	if err != nil {
 		return err
 	}
-	return gc.client.Do(ctx, client.Request{Method: http.MethodPatch, Path: p,
-		ContentType: string(client.StrategicMergePatchType), Body: patch}, nil)
+	return gc.client.Do(ctx, rest.Request{Method: http.MethodPatch, Path: p,
+		ContentType: string(rest.StrategicMergePatchType), Body: patch}, nil)
 }
 
 // removeFinalizer takes finalizer off the object: a JSON merge patch of the
@@ -78,7 +78,7 @@ func (gc *GarbageCollector) removeFinalizer(ctx context.Context, ref objectRefer
 	}
 	for attempt := 0; ; attempt++ {
 		obj, err := gc.getObject(ctx, ref)
-		if client.IsNotFound(err) {
+		if rest.IsNotFound(err) {
 			return nil
 		}
 		if err != nil {
@@ -96,12 +96,12 @@ func (gc *GarbageCollector) removeFinalizer(ctx context.Context, ref objectRefer
 		if err != nil {
 			return err
 		}
-		err = gc.client.Do(ctx, client.Request{Method: http.MethodPatch, Path: p,
-			ContentType: string(client.MergePatchType), Body: patch}, nil)
-		if client.IsConflict(err) && attempt < 5 {
+		err = gc.client.Do(ctx, rest.Request{Method: http.MethodPatch, Path: p,
+			ContentType: string(rest.MergePatchType), Body: patch}, nil)
+		if rest.IsConflict(err) && attempt < 5 {
 			continue
 		}
-		if client.IsNotFound(err) {
+		if rest.IsNotFound(err) {
 			return nil
 		}
 		return err

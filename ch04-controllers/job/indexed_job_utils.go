@@ -2,13 +2,13 @@ package job
 
 import (
 	"fmt"
+	"kubik/ch01-apiserver/api/metav1"
 	"slices"
 	"strconv"
 	"strings"
 
 	"kubik/ch01-apiserver/api/batchv1"
 	"kubik/ch01-apiserver/api/corev1"
-	"kubik/ch04-controllers/controller"
 )
 
 // Indexed completion mode: every index 0..completions-1 must succeed once.
@@ -117,7 +117,7 @@ func (jc *syncJobCtx) indexesToCreate(n int) []int {
 // indexedPodTemplate is the template of the pod of index ix. Upstream:
 // addCompletionIndexAnnotation, addCompletionIndexEnvVariables, podGenerateNameWithIndex.
 func indexedPodTemplate(job *batchv1.Job, tmpl *corev1.PodTemplateSpec, ix int) *corev1.PodTemplateSpec {
-	t := controller.DeepCopy(tmpl)
+	t := metav1.DeepCopy(tmpl)
 	v := strconv.Itoa(ix)
 	if t.Annotations == nil {
 		t.Annotations = map[string]string{}

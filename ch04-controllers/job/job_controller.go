@@ -28,6 +28,8 @@ package job
 
 import (
 	"context"
+	"kubik/ch04-controllers/record"
+	"kubik/ch04-controllers/worker"
 	"log/slog"
 	"sync"
 	"time"
@@ -35,9 +37,9 @@ import (
 	"kubik/ch01-apiserver/api/batchv1"
 	"kubik/ch01-apiserver/api/corev1"
 	"kubik/ch01-apiserver/api/metav1"
-	"kubik/ch03-scheduler/client"
-	"kubik/ch03-scheduler/informer"
-	"kubik/ch03-scheduler/workqueue"
+	"kubik/ch03-scheduler/clientgo/rest"
+	"kubik/ch03-scheduler/clientgo/tools/cache"
+	"kubik/ch03-scheduler/clientgo/util/workqueue"
 	"kubik/ch04-controllers/controller"
 )
 
@@ -63,11 +65,11 @@ const indexByControllerUID = "job-controller/controllerUID"
 
 // JobController is the Job controller. Upstream: job.Controller.
 type JobController struct {
-	client   *client.Client
-	jobs     *informer.Informer[batchv1.Job, *batchv1.Job]
-	pods     *informer.Informer[corev1.Pod, *corev1.Pod]
+	client   *rest.Client
+	jobs     *cache.Informer[batchv1.Job, *batchv1.Job]
+	pods     *cache.Informer[corev1.Pod, *corev1.Pod]
 	queue    *workqueue.RateLimitingQueue[string]
-	recorder *controller.Recorder
+	recorder *record.Recorder
 	podCtl   controller.PodControl
 	clock    workqueue.Clock
 	log      *slog.Logger
@@ -93,7 +95,7 @@ func newJobController(cc *controller.ControllerContext, clock workqueue.Clock) *
 		log = slog.New(slog.DiscardHandler)
 	}
 	log = log.With("component", ControllerName)
-	rec := controller.NewRecorder(cc.Client, ControllerName, log)
+	rec := record.NewRecorder(cc.Client, ControllerName, log)
 	c := &JobController{
 		client: cc.Client, recorder: rec, podCtl: controller.PodControl{Client: cc.Client, Recorder: rec},
 		jobs:  controller.InformerFor[batchv1.Job](cc.Informers),
@@ -103,22 +105,22 @@ func newJobController(cc *controller.ControllerContext, clock workqueue.Clock) *
 		expectations:          controller.NewControllerExpectations(),
 		finalizerExpectations: map[string]map[string]bool{},
 	}
-	c.pods.AddIndexers(informer.Indexers[corev1.Pod]{indexByControllerUID: func(p *corev1.Pod) []string {
+	c.pods.AddIndexers(cache.Indexers[corev1.Pod]{indexByControllerUID: func(p *corev1.Pod) []string {
 		if ref := metav1.GetControllerOf(&p.ObjectMeta); ref != nil && ref.Kind == "Job" {
 			return []string{string(ref.UID)}
 		}
 		return nil
 	}})
-	c.jobs.AddEventHandler(informer.ResourceEventHandlerFuncs[batchv1.Job]{
+	c.jobs.AddEventHandler(cache.ResourceEventHandlerFuncs[batchv1.Job]{
 		AddFunc:    c.enqueue,
 		UpdateFunc: func(_, j *batchv1.Job) { c.enqueue(j) },
 		DeleteFunc: func(j *batchv1.Job) {
-			key := informer.MetaNamespaceKeyFunc(j)
+			key := cache.MetaNamespaceKeyFunc(j)
 			c.expectations.DeleteExpectations(key)
 			c.enqueue(j) // its pods still need their finalizers removed
 		},
 	})
-	c.pods.AddEventHandler(informer.ResourceEventHandlerFuncs[corev1.Pod]{
+	c.pods.AddEventHandler(cache.ResourceEventHandlerFuncs[corev1.Pod]{
 		AddFunc:    c.addPod,
 		UpdateFunc: c.updatePod,
 		DeleteFunc: c.deletePod,
@@ -126,7 +128,7 @@ func newJobController(cc *controller.ControllerContext, clock workqueue.Clock) *
 	return c
 }
 
-func (c *JobController) enqueue(j *batchv1.Job) { c.queue.Add(informer.MetaNamespaceKeyFunc(j)) }
+func (c *JobController) enqueue(j *batchv1.Job) { c.queue.Add(cache.MetaNamespaceKeyFunc(j)) }
 
 // jobKeyOf returns the key of the Job controlling p, or "".
 func jobKeyOf(p *corev1.Pod) string {
@@ -202,9 +204,9 @@ func (c *JobController) finalizersSatisfied(key string) bool {
 func (c *JobController) Run(ctx context.Context, workers int) {
 	go c.recorder.Run(ctx)
 	c.log.Info("starting job controller")
-	controller.RunWorkers(ctx, c.queue, workers, c.processNextWorkItem, c.jobs.HasSynced, c.pods.HasSynced)
+	worker.RunWorkers(ctx, c.queue, workers, c.processNextWorkItem, c.jobs.HasSynced, c.pods.HasSynced)
 }
 
 func (c *JobController) processNextWorkItem(ctx context.Context) bool {
-	return controller.ProcessNextWorkItem(ctx, c.queue, c.syncJob, c.log, "job")
+	return worker.ProcessNextWorkItem(ctx, c.queue, c.syncJob, c.log, "job")
 }

@@ -8,9 +8,9 @@ import (
 	"kubik/ch01-apiserver/api/batchv1"
 	"kubik/ch01-apiserver/api/corev1"
 	"kubik/ch01-apiserver/api/metav1"
-	"kubik/ch03-scheduler/client"
-	"kubik/ch03-scheduler/workqueue"
-	"kubik/ch04-controllers/controller/controllertest"
+	"kubik/ch03-scheduler/clientgo/rest"
+	"kubik/ch03-scheduler/clientgo/util/workqueue"
+	"kubik/internal/controllertest"
 )
 
 func ptr[T any](v T) *T { return &v }
@@ -41,7 +41,7 @@ func setup(t *testing.T) *fixture {
 
 func (f *fixture) create(t *testing.T, j *batchv1.Job) *batchv1.Job {
 	t.Helper()
-	created, err := client.Create(f.Ctx, f.Admin, j)
+	created, err := rest.Create(f.Ctx, f.Admin, j)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -57,7 +57,7 @@ func (f *fixture) sync(t *testing.T, name string) *batchv1.Job {
 	controllertest.Eventually(t, "expectations satisfied", func() bool {
 		return f.c.expectations.SatisfiedExpectations(key) && f.c.finalizersSatisfied(key)
 	})
-	j, err := client.Get[batchv1.Job](f.Ctx, f.Admin, "default", name)
+	j, err := rest.Get[batchv1.Job](f.Ctx, f.Admin, "default", name)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -68,7 +68,7 @@ func (f *fixture) sync(t *testing.T, name string) *batchv1.Job {
 	if _, err := f.c.syncJob(f.Ctx, key); err != nil {
 		t.Fatal(err)
 	}
-	j, err = client.Get[batchv1.Job](f.Ctx, f.Admin, "default", name)
+	j, err = rest.Get[batchv1.Job](f.Ctx, f.Admin, "default", name)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -77,7 +77,7 @@ func (f *fixture) sync(t *testing.T, name string) *batchv1.Job {
 
 func (f *fixture) pods(t *testing.T, j *batchv1.Job) []corev1.Pod {
 	t.Helper()
-	l, err := client.List[corev1.Pod](f.Ctx, f.Admin, "default", client.ListOptions{LabelSelector: batchv1.JobNameLabel + "=" + j.Name})
+	l, err := rest.List[corev1.Pod](f.Ctx, f.Admin, "default", rest.ListOptions{LabelSelector: batchv1.JobNameLabel + "=" + j.Name})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -95,7 +95,7 @@ func (f *fixture) finish(t *testing.T, p corev1.Pod, phase corev1.PodPhase) {
 	now := metav1.NewTime(f.clock.Now())
 	p.Status.ContainerStatuses = []corev1.ContainerStatus{{Name: "c", Image: "busybox",
 		State: corev1.ContainerState{Terminated: &corev1.ContainerStateTerminated{ExitCode: exit, FinishedAt: now}}}}
-	if _, err := client.UpdateStatus(f.Ctx, f.Admin, &p); err != nil {
+	if _, err := rest.UpdateStatus(f.Ctx, f.Admin, &p); err != nil {
 		t.Fatal(err)
 	}
 	controllertest.Eventually(t, "pod status in cache", func() bool {

@@ -6,7 +6,7 @@ import (
 	"time"
 
 	"kubik/ch01-apiserver/api/batchv1"
-	"kubik/ch03-scheduler/client"
+	"kubik/ch03-scheduler/clientgo/rest"
 )
 
 // TestJobSuspendKeepsStartTime: as upstream v1.35 (whose clearing of
@@ -26,12 +26,12 @@ func TestJobSuspendKeepsStartTime(t *testing.T) {
 
 	setSuspend := func(suspend bool) {
 		t.Helper()
-		j, err := client.Get[batchv1.Job](f.Ctx, f.Admin, "default", "pi")
+		j, err := rest.Get[batchv1.Job](f.Ctx, f.Admin, "default", "pi")
 		if err != nil {
 			t.Fatal(err)
 		}
 		j.Spec.Suspend = &suspend
-		if _, err := client.Update(f.Ctx, f.Admin, j); err != nil {
+		if _, err := rest.Update(f.Ctx, f.Admin, j); err != nil {
 			t.Fatal(err)
 		}
 	}

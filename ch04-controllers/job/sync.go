@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"kubik/ch04-controllers/record"
 	"slices"
 	"sort"
 	"time"
@@ -11,8 +12,8 @@ import (
 	"kubik/ch01-apiserver/api/batchv1"
 	"kubik/ch01-apiserver/api/corev1"
 	"kubik/ch01-apiserver/api/metav1"
-	"kubik/ch03-scheduler/client"
-	"kubik/ch03-scheduler/informer"
+	"kubik/ch03-scheduler/clientgo/rest"
+	"kubik/ch03-scheduler/clientgo/tools/cache"
 	"kubik/ch04-controllers/controller"
 )
 
@@ -27,7 +28,7 @@ const (
 // to wait before looking again when time alone will change something (a
 // back-off ends, a deadline passes). Upstream: Controller.syncJob.
 func (c *JobController) syncJob(ctx context.Context, key string) (time.Duration, error) {
-	ns, name := informer.SplitMetaNamespaceKey(key)
+	ns, name := cache.SplitMetaNamespaceKey(key)
 	cached, ok := c.jobs.GetStore().Get(ns, name)
 	if !ok {
 		// Deleted: let its pods go (orphan pods would otherwise keep the finalizer forever).
@@ -36,7 +37,7 @@ func (c *JobController) syncJob(ctx context.Context, key string) (time.Duration,
 	if m := cached.Spec.ManagedBy; m != nil && *m != JobControllerManagedBy {
 		return 0, nil // another controller syncs this Job
 	}
-	job := controller.DeepCopy(cached)
+	job := metav1.DeepCopy(cached)
 	pods := c.pods.GetStore().ByIndex(indexByControllerUID, string(job.UID))
 	if isJobFinished(job) {
 		return 0, c.removeTrackingFinalizers(ctx, key, job, pods)
@@ -202,7 +203,7 @@ func (c *JobController) manageJob(ctx context.Context, key string, jc *syncJobCt
 	} else if succeeded > 0 {
 		want = min(active, want) // one success: no new pods, let the others finish
 	}
-	ref := controller.RefFor(&job.ObjectMeta, "batch/v1", "Job")
+	ref := record.RefFor(&job.ObjectMeta, "batch/v1", "Job")
 	switch {
 	case active > want:
 		// Delete the pods that are least far along first.
@@ -214,7 +215,7 @@ func (c *JobController) manageJob(ctx context.Context, key string, jc *syncJobCt
 		for _, p := range victims {
 			if err := c.podCtl.DeletePod(ctx, p.Namespace, p.Name, ref); err != nil {
 				c.expectations.DeletionObserved(key)
-				if !client.IsNotFound(err) && firstErr == nil {
+				if !rest.IsNotFound(err) && firstErr == nil {
 					firstErr = err
 				}
 				continue
@@ -227,7 +228,7 @@ func (c *JobController) manageJob(ctx context.Context, key string, jc *syncJobCt
 			return wait, nil
 		}
 		diff := min(int(want-active), MaxPodCreateDeletePerSync)
-		tmpl := controller.DeepCopy(&job.Spec.Template)
+		tmpl := metav1.DeepCopy(&job.Spec.Template)
 		if !slices.Contains(tmpl.Finalizers, batchv1.JobTrackingFinalizer) {
 			tmpl.Finalizers = append(tmpl.Finalizers, batchv1.JobTrackingFinalizer)
 		}
@@ -253,13 +254,13 @@ func (c *JobController) deleteActivePods(ctx context.Context, key string, jc *sy
 	if len(jc.active) == 0 {
 		return nil
 	}
-	ref := controller.RefFor(&jc.job.ObjectMeta, "batch/v1", "Job")
+	ref := record.RefFor(&jc.job.ObjectMeta, "batch/v1", "Job")
 	c.expectations.ExpectDeletions(key, len(jc.active))
 	var firstErr error
 	for _, p := range jc.active {
 		if err := c.podCtl.DeletePod(ctx, p.Namespace, p.Name, ref); err != nil {
 			c.expectations.DeletionObserved(key)
-			if !client.IsNotFound(err) && firstErr == nil {
+			if !rest.IsNotFound(err) && firstErr == nil {
 				firstErr = err
 			}
 			continue
@@ -273,7 +274,7 @@ func (c *JobController) deleteActivePods(ctx context.Context, key string, jc *sy
 func (c *JobController) setSuspended(jc *syncJobCtx, suspended bool) {
 	st := &jc.job.Status
 	cond := findCondition(st.Conditions, batchv1.JobSuspended)
-	ref := controller.RefFor(&jc.job.ObjectMeta, "batch/v1", "Job")
+	ref := record.RefFor(&jc.job.ObjectMeta, "batch/v1", "Job")
 	switch {
 	case suspended && (cond == nil || cond.Status != corev1.ConditionTrue):
 		// StartTime stays: upstream clears it only behind the alpha gate
@@ -356,7 +357,7 @@ func (c *JobController) trackJobStatusAndRemoveFinalizers(ctx context.Context, k
 	var firstErr error
 	for _, p := range release {
 		c.expectFinalizerRemovals(key, []string{string(p.UID)})
-		if err := removeTrackingFinalizer(ctx, c.client, p); err != nil && !client.IsNotFound(err) {
+		if err := removeTrackingFinalizer(ctx, c.client, p); err != nil && !rest.IsNotFound(err) {
 			c.finalizerRemovalObserved(key, string(p.UID))
 			if firstErr == nil {
 				firstErr = err
@@ -421,7 +422,7 @@ func (c *JobController) trackJobStatusAndRemoveFinalizers(ctx context.Context, k
 			return err
 		}
 		if finishedNow != nil {
-			ref := controller.RefFor(&job.ObjectMeta, "batch/v1", "Job")
+			ref := record.RefFor(&job.ObjectMeta, "batch/v1", "Job")
 			if finishedNow.Type == batchv1.JobComplete {
 				c.recorder.Eventf(ref, corev1.EventTypeNormal, "Completed", "Job completed")
 			} else {
@@ -433,7 +434,7 @@ func (c *JobController) trackJobStatusAndRemoveFinalizers(ctx context.Context, k
 }
 
 func (c *JobController) updateStatus(ctx context.Context, job *batchv1.Job) (*batchv1.Job, error) {
-	return client.UpdateStatus(ctx, c.client, job)
+	return rest.UpdateStatus(ctx, c.client, job)
 }
 
 // removeTrackingFinalizers lets the pods of a finished Job go.
@@ -444,7 +445,7 @@ func (c *JobController) removeTrackingFinalizers(ctx context.Context, key string
 			continue
 		}
 		c.expectFinalizerRemovals(key, []string{string(p.UID)})
-		if err := removeTrackingFinalizer(ctx, c.client, p); err != nil && !client.IsNotFound(err) {
+		if err := removeTrackingFinalizer(ctx, c.client, p); err != nil && !rest.IsNotFound(err) {
 			c.finalizerRemovalObserved(key, string(p.UID))
 			if firstErr == nil {
 				firstErr = err
@@ -456,7 +457,7 @@ func (c *JobController) removeTrackingFinalizers(ctx context.Context, key string
 
 // removeOrphanFinalizers lets go the pods of a deleted Job.
 func (c *JobController) removeOrphanFinalizers(ctx context.Context, key string) error {
-	ns, name := informer.SplitMetaNamespaceKey(key)
+	ns, name := cache.SplitMetaNamespaceKey(key)
 	var orphans []*corev1.Pod
 	for _, p := range c.pods.GetStore().List() {
 		if p.Namespace == ns && hasJobTrackingFinalizer(p) {
@@ -470,12 +471,12 @@ func (c *JobController) removeOrphanFinalizers(ctx context.Context, key string) 
 
 // removeTrackingFinalizer patches the finalizer away, guarded by the pod's
 // UID. Upstream: removeTrackingFinalizerPatch (a strategic merge patch).
-func removeTrackingFinalizer(ctx context.Context, c *client.Client, p *corev1.Pod) error {
+func removeTrackingFinalizer(ctx context.Context, c *rest.Client, p *corev1.Pod) error {
 	patch, _ := json.Marshal(map[string]any{"metadata": map[string]any{
 		"$deleteFromPrimitiveList/finalizers": []string{batchv1.JobTrackingFinalizer},
 		"uid":                                 p.UID,
 	}})
-	_, err := client.Patch[corev1.Pod](ctx, c, p.Namespace, p.Name, client.StrategicMergePatchType, patch, "")
+	_, err := rest.Patch[corev1.Pod](ctx, c, p.Namespace, p.Name, rest.StrategicMergePatchType, patch, "")
 	return err
 }
 
@@ -539,13 +540,13 @@ func statusEqual(a, b *batchv1.JobStatus) bool {
 // "<job>-<index>-xxxxx". Upstream: manageJob with podGenerateNameWithIndex.
 func (c *JobController) createIndexedPods(ctx context.Context, key string, jc *syncJobCtx, tmpl *corev1.PodTemplateSpec, ownerRef *metav1.OwnerReference, indexes []int) error {
 	job := jc.job
-	ref := controller.RefFor(&job.ObjectMeta, "batch/v1", "Job")
+	ref := record.RefFor(&job.ObjectMeta, "batch/v1", "Job")
 	c.expectations.ExpectCreations(key, len(indexes))
 	for _, ix := range indexes {
 		parent := &metav1.ObjectMeta{Name: fmt.Sprintf("%s-%d", job.Name, ix), Namespace: job.Namespace}
 		pod, err := controller.GetPodFromTemplate(indexedPodTemplate(job, tmpl, ix), parent, ownerRef)
 		if err == nil {
-			pod, err = client.Create(ctx, c.client, pod)
+			pod, err = rest.Create(ctx, c.client, pod)
 		}
 		if err != nil {
 			c.expectations.CreationObserved(key)

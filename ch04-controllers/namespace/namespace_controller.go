@@ -29,13 +29,14 @@ package namespace
 import (
 	"context"
 	"errors"
+	"kubik/ch04-controllers/worker"
 	"log/slog"
 	"time"
 
 	"kubik/ch01-apiserver/api/corev1"
-	"kubik/ch03-scheduler/client"
-	"kubik/ch03-scheduler/informer"
-	"kubik/ch03-scheduler/workqueue"
+	"kubik/ch03-scheduler/clientgo/rest"
+	"kubik/ch03-scheduler/clientgo/tools/cache"
+	"kubik/ch03-scheduler/clientgo/util/workqueue"
 	"kubik/ch04-controllers/controller"
 )
 
@@ -46,8 +47,8 @@ const namespaceDeletionGracePeriod = 5 * time.Second
 
 // NamespaceController deletes the content of terminating namespaces.
 type NamespaceController struct {
-	client    *client.Client
-	informer  *informer.Informer[corev1.Namespace, *corev1.Namespace]
+	client    *rest.Client
+	informer  *cache.Informer[corev1.Namespace, *corev1.Namespace]
 	queue     *workqueue.RateLimitingQueue[string]
 	deleter   *namespacedResourcesDeleter
 	log       *slog.Logger
@@ -72,7 +73,7 @@ func NewNamespaceController(cc *controller.ControllerContext) (*NamespaceControl
 		log:       log,
 		gracetime: namespaceDeletionGracePeriod,
 	}
-	nm.informer.AddEventHandler(informer.ResourceEventHandlerFuncs[corev1.Namespace]{
+	nm.informer.AddEventHandler(cache.ResourceEventHandlerFuncs[corev1.Namespace]{
 		AddFunc:    nm.enqueueNamespace,
 		UpdateFunc: func(_, ns *corev1.Namespace) { nm.enqueueNamespace(ns) },
 	})
@@ -90,7 +91,7 @@ func (nm *NamespaceController) enqueueNamespace(ns *corev1.Namespace) {
 // Run waits for the namespace informer, then runs workers until ctx ends.
 func (nm *NamespaceController) Run(ctx context.Context, workers int) {
 	nm.log.Info("starting")
-	controller.RunWorkers(ctx, nm.queue, workers, nm.processNextWorkItem, nm.informer.HasSynced)
+	worker.RunWorkers(ctx, nm.queue, workers, nm.processNextWorkItem, nm.informer.HasSynced)
 }
 
 func (nm *NamespaceController) processNextWorkItem(ctx context.Context) bool {

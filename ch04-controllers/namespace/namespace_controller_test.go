@@ -9,9 +9,9 @@ import (
 	"kubik/ch01-apiserver/api/corev1"
 	"kubik/ch01-apiserver/api/metav1"
 	"kubik/ch01-apiserver/api/scheme"
-	"kubik/ch03-scheduler/client"
+	"kubik/ch03-scheduler/clientgo/rest"
 	"kubik/ch04-controllers/controller"
-	"kubik/ch04-controllers/controller/controllertest"
+	"kubik/internal/controllertest"
 )
 
 // start runs the controller, without the 5 s grace period, until the test ends.
@@ -30,9 +30,9 @@ func start(t *testing.T, env *controllertest.Env) *NamespaceController {
 	return nm
 }
 
-func mustCreate[T any, PT client.Object[T]](t *testing.T, env *controllertest.Env, obj *T) *T {
+func mustCreate[T any, PT rest.Object[T]](t *testing.T, env *controllertest.Env, obj *T) *T {
 	t.Helper()
-	out, err := client.Create[T, PT](env.Ctx, env.Admin, obj)
+	out, err := rest.Create[T, PT](env.Ctx, env.Admin, obj)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -56,13 +56,13 @@ func TestNamespaceDeletion(t *testing.T) {
 	mustCreate(t, env, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: "elsewhere"}})
 	start(t, env)
 
-	if err := client.Delete[corev1.Namespace](env.Ctx, env.Admin, "", "x", nil); err != nil {
+	if err := rest.Delete[corev1.Namespace](env.Ctx, env.Admin, "", "x", nil); err != nil {
 		t.Fatal(err)
 	}
 	var ns *corev1.Namespace
 	controllertest.Eventually(t, "conditions report the held ConfigMap", func() bool {
 		var err error
-		ns, err = client.Get[corev1.Namespace](env.Ctx, env.Admin, "", "x")
+		ns, err = rest.Get[corev1.Namespace](env.Ctx, env.Admin, "", "x")
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -88,7 +88,7 @@ func TestNamespaceDeletion(t *testing.T) {
 	for _, gone := range []error{
 		getErr[corev1.ConfigMap](env, "x", "a"), getErr[corev1.Secret](env, "x", "s"), getErr[corev1.ServiceAccount](env, "x", "sa"),
 	} {
-		if !client.IsNotFound(gone) {
+		if !rest.IsNotFound(gone) {
 			t.Errorf("content left in the namespace: %v", gone)
 		}
 	}
@@ -100,17 +100,17 @@ func TestNamespaceDeletion(t *testing.T) {
 		t.Fatalf("namespace finalized while content remains: %+v", ns)
 	}
 	// Release the held ConfigMap: the namespace is finalized and deleted.
-	if _, err := client.Patch[corev1.ConfigMap](env.Ctx, env.Admin, "x", "held", client.MergePatchType,
+	if _, err := rest.Patch[corev1.ConfigMap](env.Ctx, env.Admin, "x", "held", rest.MergePatchType,
 		[]byte(`{"metadata":{"finalizers":null}}`), ""); err != nil {
 		t.Fatal(err)
 	}
 	controllertest.Eventually(t, "namespace deleted", func() bool {
-		return client.IsNotFound(getErr[corev1.Namespace](env, "", "x"))
+		return rest.IsNotFound(getErr[corev1.Namespace](env, "", "x"))
 	})
 }
 
-func getErr[T any, PT client.Object[T]](env *controllertest.Env, ns, name string) error {
-	_, err := client.Get[T, PT](env.Ctx, env.Admin, ns, name)
+func getErr[T any, PT rest.Object[T]](env *controllertest.Env, ns, name string) error {
+	_, err := rest.Get[T, PT](env.Ctx, env.Admin, ns, name)
 	return err
 }
 
@@ -127,22 +127,22 @@ func TestDiscoveryFailure(t *testing.T) {
 		rs, _ := real(ctx)
 		return rs, &controller.ErrGroupDiscoveryFailed{Groups: map[string]error{"metrics.k8s.io/v1beta1": errors.New("the server is currently unable to handle the request")}}
 	}
-	if err := client.Delete[corev1.Namespace](env.Ctx, env.Admin, "", "y", nil); err != nil {
+	if err := rest.Delete[corev1.Namespace](env.Ctx, env.Admin, "", "y", nil); err != nil {
 		t.Fatal(err)
 	}
 	want := "Discovery failed for some groups, 1 failing: unable to retrieve the complete list of server APIs: metrics.k8s.io/v1beta1: the server is currently unable to handle the request"
 	controllertest.Eventually(t, "NamespaceDeletionDiscoveryFailure", func() bool {
-		ns, err := client.Get[corev1.Namespace](env.Ctx, env.Admin, "", "y")
+		ns, err := rest.Get[corev1.Namespace](env.Ctx, env.Admin, "", "y")
 		if err != nil {
 			t.Fatal(err)
 		}
 		c := condition(ns, corev1.NamespaceDeletionDiscoveryFailure)
 		return c != nil && c.Status == corev1.ConditionTrue && c.Reason == "DiscoveryFailed" && c.Message == want
 	})
-	if err := getErr[corev1.ConfigMap](env, "y", "a"); !client.IsNotFound(err) {
+	if err := getErr[corev1.ConfigMap](env, "y", "a"); !rest.IsNotFound(err) {
 		t.Errorf("the discovered content should be deleted: %v", err)
 	}
-	ns, _ := client.Get[corev1.Namespace](env.Ctx, env.Admin, "", "y")
+	ns, _ := rest.Get[corev1.Namespace](env.Ctx, env.Admin, "", "y")
 	if ns == nil || len(ns.Spec.Finalizers) != 1 {
 		t.Errorf("namespace finalized despite the discovery failure: %+v", ns)
 	}

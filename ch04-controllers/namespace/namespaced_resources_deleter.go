@@ -13,7 +13,7 @@ import (
 	"kubik/ch01-apiserver/api/corev1"
 	"kubik/ch01-apiserver/api/metav1"
 	"kubik/ch01-apiserver/api/scheme"
-	"kubik/ch03-scheduler/client"
+	"kubik/ch03-scheduler/clientgo/rest"
 	"kubik/ch04-controllers/controller"
 )
 
@@ -30,7 +30,7 @@ func (e *ResourcesRemainingError) Error() string {
 // namespacedResourcesDeleter deletes everything in a namespace, then
 // finalizes it. Upstream: deletion/namespaced_resources_deleter.go.
 type namespacedResourcesDeleter struct {
-	client *client.Client
+	client *rest.Client
 	log    *slog.Logger
 	// discoverResourcesFn lists the namespaced resources (tests replace it).
 	discoverResourcesFn func(ctx context.Context) ([]*scheme.Resource, error)
@@ -41,7 +41,7 @@ type namespacedResourcesDeleter struct {
 	noDeleteCollection map[string]bool
 }
 
-func newNamespacedResourcesDeleter(c *client.Client, log *slog.Logger) *namespacedResourcesDeleter {
+func newNamespacedResourcesDeleter(c *rest.Client, log *slog.Logger) *namespacedResourcesDeleter {
 	d := &namespacedResourcesDeleter{client: c, log: log, noDeleteCollection: map[string]bool{}}
 	d.discoverResourcesFn = d.serverPreferredNamespacedResources
 	return d
@@ -63,9 +63,9 @@ func (d *namespacedResourcesDeleter) serverPreferredNamespacedResources(ctx cont
 func (d *namespacedResourcesDeleter) Delete(ctx context.Context, nsName string) error {
 	// Several controllers may edit a namespace while it terminates: work
 	// on its latest state.
-	ns, err := client.Get[corev1.Namespace](ctx, d.client, "", nsName)
+	ns, err := rest.Get[corev1.Namespace](ctx, d.client, "", nsName)
 	if err != nil {
-		if client.IsNotFound(err) {
+		if rest.IsNotFound(err) {
 			return nil
 		}
 		return err
@@ -75,7 +75,7 @@ func (d *namespacedResourcesDeleter) Delete(ctx context.Context, nsName string) 
 	}
 	ns, err = d.retryOnConflictError(ctx, ns, d.updateNamespaceStatusFunc)
 	if err != nil {
-		if client.IsNotFound(err) {
+		if rest.IsNotFound(err) {
 			return nil
 		}
 		return err
@@ -93,7 +93,7 @@ func (d *namespacedResourcesDeleter) Delete(ctx context.Context, nsName string) 
 	// Nothing is left: remove our finalizer, and the apiserver deletes the
 	// namespace (unless other finalizers remain).
 	_, err = d.retryOnConflictError(ctx, ns, d.finalizeNamespace)
-	if client.IsNotFound(err) {
+	if rest.IsNotFound(err) {
 		return nil
 	}
 	if err == nil {
@@ -108,10 +108,10 @@ func (d *namespacedResourcesDeleter) retryOnConflictError(ctx context.Context, n
 	fn func(context.Context, *corev1.Namespace) (*corev1.Namespace, error)) (*corev1.Namespace, error) {
 	for {
 		result, err := fn(ctx, ns)
-		if err == nil || !client.IsConflict(err) {
+		if err == nil || !rest.IsConflict(err) {
 			return result, err
 		}
-		latest, err := client.Get[corev1.Namespace](ctx, d.client, "", ns.Name)
+		latest, err := rest.Get[corev1.Namespace](ctx, d.client, "", ns.Name)
 		if err != nil {
 			return nil, err
 		}
@@ -129,7 +129,7 @@ func (d *namespacedResourcesDeleter) updateNamespaceStatusFunc(ctx context.Conte
 	}
 	updated := *ns
 	updated.Status.Phase = corev1.NamespaceTerminating
-	return client.UpdateStatus(ctx, d.client, &updated)
+	return rest.UpdateStatus(ctx, d.client, &updated)
 }
 
 // finalized: "kubernetes" is no longer in spec.finalizers.
@@ -148,7 +148,7 @@ func (d *namespacedResourcesDeleter) finalizeNamespace(ctx context.Context, ns *
 		return nil, err
 	}
 	out := &corev1.Namespace{}
-	err = d.client.Do(ctx, client.Request{Method: http.MethodPut, Path: "/api/v1/namespaces/" + ns.Name + "/finalize", Body: body}, out)
+	err = d.client.Do(ctx, rest.Request{Method: http.MethodPut, Path: "/api/v1/namespaces/" + ns.Name + "/finalize", Body: body}, out)
 	return out, err
 }
 
@@ -186,7 +186,7 @@ func (d *namespacedResourcesDeleter) deleteAllContent(ctx context.Context, ns *c
 	// Always written when changed: a condition that was failing and now
 	// is not must say so.
 	if conditions.Update(ns) {
-		if updated, err := client.UpdateStatus(ctx, d.client, ns); err != nil {
+		if updated, err := rest.UpdateStatus(ctx, d.client, ns); err != nil {
 			d.log.Info("couldn't update status condition for namespace", "namespace", ns.Name, "err", err)
 		} else {
 			*ns = *updated
@@ -232,7 +232,7 @@ func (d *namespacedResourcesDeleter) deleteAllContentForGroupVersionResource(ctx
 	if !slices.Contains(r.Verbs, "list") {
 		return gvrDeletionMetadata{finalizerEstimateSeconds: estimate}, nil
 	}
-	list, err := client.ListResource[metav1.PartialObjectMetadata](ctx, d.client, r, namespace, client.ListOptions{})
+	list, err := rest.ListResource[metav1.PartialObjectMetadata](ctx, d.client, r, namespace, rest.ListOptions{})
 	if err != nil {
 		return gvrDeletionMetadata{finalizerEstimateSeconds: estimate}, err
 	}
@@ -273,12 +273,12 @@ func (d *namespacedResourcesDeleter) deleteCollection(ctx context.Context, r *sc
 	if refused || !slices.Contains(r.Verbs, "deletecollection") {
 		return false, nil
 	}
-	err := d.client.Do(ctx, client.Request{Method: http.MethodDelete, Path: client.ResourcePath(r, namespace, "", ""),
+	err := d.client.Do(ctx, rest.Request{Method: http.MethodDelete, Path: rest.ResourcePath(r, namespace, "", ""),
 		Body: backgroundDeleteOptions()}, nil)
 	if err == nil {
 		return true, nil
 	}
-	var se *client.StatusError
+	var se *rest.StatusError
 	if errors.As(err, &se) && (se.ErrStatus.Code == http.StatusMethodNotAllowed || se.ErrStatus.Code == http.StatusNotFound) {
 		d.mu.Lock()
 		d.noDeleteCollection[key] = true
@@ -293,14 +293,14 @@ func (d *namespacedResourcesDeleter) deleteEachItem(ctx context.Context, r *sche
 	if !slices.Contains(r.Verbs, "list") {
 		return nil
 	}
-	list, err := client.ListResource[metav1.PartialObjectMetadata](ctx, d.client, r, namespace, client.ListOptions{})
+	list, err := rest.ListResource[metav1.PartialObjectMetadata](ctx, d.client, r, namespace, rest.ListOptions{})
 	if err != nil {
 		return err
 	}
 	for _, it := range list.Items {
-		err := d.client.Do(ctx, client.Request{Method: http.MethodDelete, Path: client.ResourcePath(r, namespace, it.Name, ""),
+		err := d.client.Do(ctx, rest.Request{Method: http.MethodDelete, Path: rest.ResourcePath(r, namespace, it.Name, ""),
 			Body: backgroundDeleteOptions()}, nil)
-		if err != nil && !client.IsNotFound(err) && !isMethodNotAllowed(err) {
+		if err != nil && !rest.IsNotFound(err) && !isMethodNotAllowed(err) {
 			return err
 		}
 	}
@@ -308,7 +308,7 @@ func (d *namespacedResourcesDeleter) deleteEachItem(ctx context.Context, r *sche
 }
 
 func isMethodNotAllowed(err error) bool {
-	var se *client.StatusError
+	var se *rest.StatusError
 	return errors.As(err, &se) && se.ErrStatus.Code == http.StatusMethodNotAllowed
 }
 
@@ -325,7 +325,7 @@ func (d *namespacedResourcesDeleter) estimateGracefulTermination(ctx context.Con
 	if r.Group != "" || r.Resource != "pods" {
 		return 0, nil
 	}
-	pods, err := client.List[corev1.Pod](ctx, d.client, namespace, client.ListOptions{})
+	pods, err := rest.List[corev1.Pod](ctx, d.client, namespace, rest.ListOptions{})
 	if err != nil {
 		return 0, err
 	}

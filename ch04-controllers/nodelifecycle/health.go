@@ -7,8 +7,7 @@ import (
 
 	"kubik/ch01-apiserver/api/corev1"
 	"kubik/ch01-apiserver/api/metav1"
-	"kubik/ch03-scheduler/client"
-	"kubik/ch04-controllers/controller"
+	"kubik/ch03-scheduler/clientgo/rest"
 )
 
 // Condition reasons and messages written when a kubelet goes silent, as upstream.
@@ -31,7 +30,7 @@ func (c *NodeLifecycleController) monitorNodeHealth(ctx context.Context) error {
 		if isNew {
 			c.recorder.Eventf(nodeRef(n), corev1.EventTypeNormal, "RegisteredNode", "Node %s event: Registered Node %s in Controller", n.Name, n.Name)
 		}
-		node := controller.DeepCopy(n)
+		node := metav1.DeepCopy(n)
 		observedReady, currentReady, err := c.tryUpdateNodeHealth(ctx, node)
 		if err != nil {
 			errs = append(errs, err)
@@ -132,7 +131,7 @@ func (c *NodeLifecycleController) tryUpdateNodeHealth(ctx context.Context, node 
 	if !changed {
 		return observed, current, nil
 	}
-	updated, err := client.UpdateStatus(ctx, c.client, node)
+	updated, err := rest.UpdateStatus(ctx, c.client, node)
 	if err != nil {
 		return observed, nil, err
 	}
@@ -158,10 +157,10 @@ func (c *NodeLifecycleController) markPodsNotReady(ctx context.Context, nodeName
 		if ready < 0 || p.Spec.NodeName != nodeName {
 			continue
 		}
-		pod := controller.DeepCopy(p)
+		pod := metav1.DeepCopy(p)
 		pod.Status.Conditions[ready].Status = corev1.ConditionFalse
 		pod.Status.Conditions[ready].LastTransitionTime = metav1.NewTime(c.opts.Clock.Now())
-		if _, err := client.UpdateStatus(ctx, c.client, pod); err != nil && !client.IsNotFound(err) {
+		if _, err := rest.UpdateStatus(ctx, c.client, pod); err != nil && !rest.IsNotFound(err) {
 			errs = append(errs, err)
 			continue
 		}

@@ -38,15 +38,16 @@ package nodelifecycle
 
 import (
 	"context"
+	"kubik/ch04-controllers/record"
 	"log/slog"
 	"sync"
 	"time"
 
 	"kubik/ch01-apiserver/api/coordinationv1"
 	"kubik/ch01-apiserver/api/corev1"
-	"kubik/ch03-scheduler/client"
-	"kubik/ch03-scheduler/informer"
-	"kubik/ch03-scheduler/workqueue"
+	"kubik/ch03-scheduler/clientgo/rest"
+	"kubik/ch03-scheduler/clientgo/tools/cache"
+	"kubik/ch03-scheduler/clientgo/util/workqueue"
 	"kubik/ch04-controllers/controller"
 )
 
@@ -92,11 +93,11 @@ const indexByNodeName = "nodelifecycle/nodeName"
 
 // NodeLifecycleController is upstream's nodelifecycle.Controller.
 type NodeLifecycleController struct {
-	client   *client.Client
-	nodes    *informer.Informer[corev1.Node, *corev1.Node]
-	leases   *informer.Informer[coordinationv1.Lease, *coordinationv1.Lease]
-	pods     *informer.Informer[corev1.Pod, *corev1.Pod]
-	recorder *controller.Recorder
+	client   *rest.Client
+	nodes    *cache.Informer[corev1.Node, *corev1.Node]
+	leases   *cache.Informer[coordinationv1.Lease, *coordinationv1.Lease]
+	pods     *cache.Informer[corev1.Pod, *corev1.Pod]
+	recorder *record.Recorder
 	opts     Options
 	log      *slog.Logger
 	// nodeUpdateQueue: nodes whose taints must be recomputed.
@@ -121,17 +122,17 @@ func NewNodeLifecycleController(cc *controller.ControllerContext, opts Options) 
 		nodes:           controller.InformerFor[corev1.Node](cc.Informers),
 		leases:          controller.InformerFor[coordinationv1.Lease](cc.Informers),
 		pods:            controller.InformerFor[corev1.Pod](cc.Informers),
-		recorder:        controller.NewRecorder(cc.Client, ControllerName, log),
+		recorder:        record.NewRecorder(cc.Client, ControllerName, log),
 		nodeUpdateQueue: workqueue.NewRateLimitingWithClock(workqueue.DefaultControllerRateLimiter[string](), opts.Clock),
 		nodeHealthMap:   map[string]*nodeHealthData{}, knownNodes: map[string]bool{}, nodesToRetry: map[string]bool{},
 	}
-	c.pods.AddIndexers(informer.Indexers[corev1.Pod]{indexByNodeName: func(p *corev1.Pod) []string {
+	c.pods.AddIndexers(cache.Indexers[corev1.Pod]{indexByNodeName: func(p *corev1.Pod) []string {
 		if p.Spec.NodeName == "" {
 			return nil
 		}
 		return []string{p.Spec.NodeName}
 	}})
-	c.nodes.AddEventHandler(informer.ResourceEventHandlerFuncs[corev1.Node]{
+	c.nodes.AddEventHandler(cache.ResourceEventHandlerFuncs[corev1.Node]{
 		AddFunc:    func(n *corev1.Node) { c.nodeUpdateQueue.Add(n.Name) },
 		UpdateFunc: func(_, n *corev1.Node) { c.nodeUpdateQueue.Add(n.Name) },
 		DeleteFunc: func(n *corev1.Node) {
@@ -147,15 +148,15 @@ func NewNodeLifecycleController(cc *controller.ControllerContext, opts Options) 
 }
 
 // nodeRef is a Node's event reference; upstream uses the node's name as UID.
-func nodeRef(n *corev1.Node) controller.ObjectRef {
-	return controller.ObjectRef{Kind: "Node", APIVersion: "v1", Name: n.Name, UID: n.Name}
+func nodeRef(n *corev1.Node) record.ObjectRef {
+	return record.ObjectRef{Kind: "Node", APIVersion: "v1", Name: n.Name, UID: n.Name}
 }
 
 // Run starts the health loop and the taint workers until ctx ends.
 func (c *NodeLifecycleController) Run(ctx context.Context, workers int) {
 	defer c.nodeUpdateQueue.ShutDown()
 	go c.recorder.Run(ctx)
-	if !informer.WaitForCacheSync(ctx, c.nodes.HasSynced, c.leases.HasSynced, c.pods.HasSynced) {
+	if !cache.WaitForCacheSync(ctx, c.nodes.HasSynced, c.leases.HasSynced, c.pods.HasSynced) {
 		return
 	}
 	c.log.Info("starting node lifecycle controller", "nodeMonitorPeriod", c.opts.NodeMonitorPeriod,

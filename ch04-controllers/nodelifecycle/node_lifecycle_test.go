@@ -8,9 +8,9 @@ import (
 	"kubik/ch01-apiserver/api/coordinationv1"
 	"kubik/ch01-apiserver/api/corev1"
 	"kubik/ch01-apiserver/api/metav1"
-	"kubik/ch03-scheduler/client"
-	"kubik/ch03-scheduler/workqueue"
-	"kubik/ch04-controllers/controller/controllertest"
+	"kubik/ch03-scheduler/clientgo/rest"
+	"kubik/ch03-scheduler/clientgo/util/workqueue"
+	"kubik/internal/controllertest"
 )
 
 func taintSet(n *corev1.Node) []string {
@@ -66,7 +66,7 @@ func TestNodeGoesSilent(t *testing.T) {
 	env.Start(t)
 
 	// A node as a kubelet registers it: Ready, with a Lease.
-	n, err := client.Create(env.Ctx, env.Admin, &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: "n1"}})
+	n, err := rest.Create(env.Ctx, env.Admin, &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: "n1"}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -75,11 +75,11 @@ func TestNodeGoesSilent(t *testing.T) {
 		{Type: corev1.NodeReady, Status: corev1.ConditionTrue, Reason: "KubeletReady", LastHeartbeatTime: now, LastTransitionTime: now},
 		{Type: corev1.NodeMemoryPressure, Status: corev1.ConditionFalse, LastHeartbeatTime: now, LastTransitionTime: now},
 	}
-	if _, err := client.UpdateStatus(env.Ctx, env.Admin, n); err != nil {
+	if _, err := rest.UpdateStatus(env.Ctx, env.Admin, n); err != nil {
 		t.Fatal(err)
 	}
 	holder, renew := "n1", metav1.NowMicro()
-	if _, err := client.Create(env.Ctx, env.Admin, &coordinationv1.Lease{ObjectMeta: metav1.ObjectMeta{Name: "n1", Namespace: corev1.NamespaceNodeLease},
+	if _, err := rest.Create(env.Ctx, env.Admin, &coordinationv1.Lease{ObjectMeta: metav1.ObjectMeta{Name: "n1", Namespace: corev1.NamespaceNodeLease},
 		Spec: coordinationv1.LeaseSpec{HolderIdentity: &holder, RenewTime: &renew}}); err != nil {
 		t.Fatal(err)
 	}
@@ -91,7 +91,7 @@ func TestNodeGoesSilent(t *testing.T) {
 		return ok && len(node.Status.Conditions) == 2 && lease && pok && pod.Status.PodIP != ""
 	})
 	get := func() *corev1.Node {
-		n, err := client.Get[corev1.Node](env.Ctx, env.Admin, "", "n1")
+		n, err := rest.Get[corev1.Node](env.Ctx, env.Admin, "", "n1")
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -135,7 +135,7 @@ func TestNodeGoesSilent(t *testing.T) {
 		t.Errorf("DiskPressure (never posted): %+v", d)
 	}
 	controllertest.Eventually(t, "pod marked not Ready (MarkPodsNotReady)", func() bool {
-		pod, _ := client.Get[corev1.Pod](env.Ctx, env.Admin, "default", p.Name)
+		pod, _ := rest.Get[corev1.Pod](env.Ctx, env.Admin, "default", p.Name)
 		for _, cond := range pod.Status.Conditions {
 			if cond.Type == corev1.PodReady {
 				return cond.Status == corev1.ConditionFalse
@@ -161,10 +161,10 @@ func TestNodeGoesSilent(t *testing.T) {
 	}
 
 	// The lease is renewed again: alive (the kubelet will post Ready itself).
-	l, _ := client.Get[coordinationv1.Lease](env.Ctx, env.Admin, corev1.NamespaceNodeLease, "n1")
+	l, _ := rest.Get[coordinationv1.Lease](env.Ctx, env.Admin, corev1.NamespaceNodeLease, "n1")
 	later := metav1.MicroTime{Time: l.Spec.RenewTime.Add(time.Minute)}
 	l.Spec.RenewTime = &later
-	if _, err := client.Update(env.Ctx, env.Admin, l); err != nil {
+	if _, err := rest.Update(env.Ctx, env.Admin, l); err != nil {
 		t.Fatal(err)
 	}
 	controllertest.Eventually(t, "lease in cache", func() bool {

@@ -6,7 +6,7 @@ import (
 
 	"kubik/ch01-apiserver/api/corev1"
 	"kubik/ch01-apiserver/api/metav1"
-	"kubik/ch03-scheduler/client"
+	"kubik/ch03-scheduler/clientgo/rest"
 )
 
 // nodeConditionToTaintKeyStatusMap: which condition status puts which
@@ -66,8 +66,8 @@ func (c *NodeLifecycleController) syncNodeTaints(ctx context.Context, name strin
 		return nil
 	}
 	// Read it afresh: the update must not undo a change the cache has not seen.
-	node, err := client.Get[corev1.Node](ctx, c.client, "", name)
-	if client.IsNotFound(err) {
+	node, err := rest.Get[corev1.Node](ctx, c.client, "", name)
+	if rest.IsNotFound(err) {
 		return nil
 	}
 	if err != nil {
@@ -78,7 +78,7 @@ func (c *NodeLifecycleController) syncNodeTaints(ctx context.Context, name strin
 		return nil
 	}
 	node.Spec.Taints = taints
-	if _, err := client.Update(ctx, c.client, node); err != nil {
+	if _, err := rest.Update(ctx, c.client, node); err != nil {
 		return err
 	}
 	c.log.Info("node taints updated", "node", name, "taints", taintStrings(taints))

@@ -8,7 +8,7 @@ import (
 	"kubik/ch01-apiserver/api/corev1"
 	"kubik/ch01-apiserver/api/metav1"
 	"kubik/ch01-apiserver/apiserver/selection"
-	"kubik/ch03-scheduler/informer"
+	"kubik/ch03-scheduler/clientgo/tools/cache"
 	"kubik/ch04-controllers/controller"
 )
 
@@ -26,7 +26,7 @@ func (c *ReplicaSetController) updateRS(old, cur *appsv1.ReplicaSet) {
 }
 
 func (c *ReplicaSetController) deleteRS(rs *appsv1.ReplicaSet) {
-	key := informer.MetaNamespaceKeyFunc(rs)
+	key := cache.MetaNamespaceKeyFunc(rs)
 	c.expectations.DeleteExpectations(key)
 	c.queue.Add(key)
 }
@@ -48,7 +48,7 @@ func (c *ReplicaSetController) resolveControllerRef(namespace string, ref *metav
 // pod: candidates to adopt it.
 func (c *ReplicaSetController) getPodReplicaSets(pod *corev1.Pod) []*appsv1.ReplicaSet {
 	var out []*appsv1.ReplicaSet
-	for _, rs := range c.rsInformer.GetStore().ByIndex(informer.NamespaceIndex, pod.Namespace) {
+	for _, rs := range c.rsInformer.GetStore().ByIndex(cache.NamespaceIndex, pod.Namespace) {
 		sel, err := selection.FromLabelSelector(rs.Spec.Selector)
 		if err != nil || sel.Empty() || !sel.Matches(pod.Labels) {
 			continue
@@ -71,7 +71,7 @@ func (c *ReplicaSetController) addPod(pod *corev1.Pod) {
 		if rs == nil {
 			return
 		}
-		key := informer.MetaNamespaceKeyFunc(rs)
+		key := cache.MetaNamespaceKeyFunc(rs)
 		c.expectations.CreationObserved(key)
 		c.queue.Add(key)
 		return
@@ -113,7 +113,7 @@ func (c *ReplicaSetController) updatePod(old, cur *corev1.Pod) {
 		// A pod that became ready is available minReadySeconds later:
 		// sync then to update availableReplicas.
 		if !controller.IsPodReady(old) && controller.IsPodReady(cur) && rs.Spec.MinReadySeconds > 0 {
-			c.queue.AddAfter(informer.MetaNamespaceKeyFunc(rs), time.Duration(rs.Spec.MinReadySeconds)*time.Second+time.Second)
+			c.queue.AddAfter(cache.MetaNamespaceKeyFunc(rs), time.Duration(rs.Spec.MinReadySeconds)*time.Second+time.Second)
 		}
 		return
 	}
@@ -134,8 +134,8 @@ func (c *ReplicaSetController) deletePod(pod *corev1.Pod) {
 	if rs == nil {
 		return
 	}
-	key := informer.MetaNamespaceKeyFunc(rs)
-	c.expectations.DeletionObserved(key, informer.MetaNamespaceKeyFunc(pod))
+	key := cache.MetaNamespaceKeyFunc(rs)
+	c.expectations.DeletionObserved(key, cache.MetaNamespaceKeyFunc(pod))
 	c.queue.Add(key)
 }
 

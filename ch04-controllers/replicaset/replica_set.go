@@ -17,6 +17,8 @@ package replicaset
 
 import (
 	"context"
+	"kubik/ch04-controllers/record"
+	"kubik/ch04-controllers/worker"
 	"log/slog"
 	"sort"
 	"sync"
@@ -26,9 +28,9 @@ import (
 	"kubik/ch01-apiserver/api/corev1"
 	"kubik/ch01-apiserver/api/metav1"
 	"kubik/ch01-apiserver/apiserver/selection"
-	"kubik/ch03-scheduler/client"
-	"kubik/ch03-scheduler/informer"
-	"kubik/ch03-scheduler/workqueue"
+	"kubik/ch03-scheduler/clientgo/rest"
+	"kubik/ch03-scheduler/clientgo/tools/cache"
+	"kubik/ch03-scheduler/clientgo/util/workqueue"
 	"kubik/ch04-controllers/controller"
 )
 
@@ -45,13 +47,13 @@ const (
 
 // ReplicaSetController is the controller of ReplicaSets.
 type ReplicaSetController struct {
-	client        *client.Client
-	rsInformer    *informer.Informer[appsv1.ReplicaSet, *appsv1.ReplicaSet]
-	podInformer   *informer.Informer[corev1.Pod, *corev1.Pod]
+	client        *rest.Client
+	rsInformer    *cache.Informer[appsv1.ReplicaSet, *appsv1.ReplicaSet]
+	podInformer   *cache.Informer[corev1.Pod, *corev1.Pod]
 	queue         *workqueue.RateLimitingQueue[string]
 	expectations  *controller.UIDTrackingControllerExpectations
 	podControl    controller.PodControl
-	recorder      *controller.Recorder
+	recorder      *record.Recorder
 	burstReplicas int
 	log           *slog.Logger
 }
@@ -60,7 +62,7 @@ type ReplicaSetController struct {
 // registers its handlers.
 func NewReplicaSetController(cc *controller.ControllerContext) (*ReplicaSetController, error) {
 	log := cc.Log.With("component", ControllerName)
-	rec := controller.NewRecorder(cc.Client, ControllerName, log)
+	rec := record.NewRecorder(cc.Client, ControllerName, log)
 	c := &ReplicaSetController{
 		client:        cc.Client,
 		rsInformer:    controller.InformerFor[appsv1.ReplicaSet](cc.Informers),
@@ -72,14 +74,14 @@ func NewReplicaSetController(cc *controller.ControllerContext) (*ReplicaSetContr
 		burstReplicas: BurstReplicas,
 		log:           log,
 	}
-	informer.AddNamespaceIndex(c.rsInformer)
-	informer.AddNamespaceIndex(c.podInformer)
-	c.rsInformer.AddEventHandler(informer.ResourceEventHandlerFuncs[appsv1.ReplicaSet]{
+	cache.AddNamespaceIndex(c.rsInformer)
+	cache.AddNamespaceIndex(c.podInformer)
+	c.rsInformer.AddEventHandler(cache.ResourceEventHandlerFuncs[appsv1.ReplicaSet]{
 		AddFunc:    c.addRS,
 		UpdateFunc: c.updateRS,
 		DeleteFunc: c.deleteRS,
 	})
-	c.podInformer.AddEventHandler(informer.ResourceEventHandlerFuncs[corev1.Pod]{
+	c.podInformer.AddEventHandler(cache.ResourceEventHandlerFuncs[corev1.Pod]{
 		AddFunc:    c.addPod,
 		UpdateFunc: c.updatePod,
 		DeleteFunc: c.deletePod,
@@ -91,21 +93,21 @@ func NewReplicaSetController(cc *controller.ControllerContext) (*ReplicaSetContr
 func (c *ReplicaSetController) Run(ctx context.Context, workers int) {
 	go c.recorder.Run(ctx)
 	c.log.Info("Starting controller", "name", "replicaset")
-	controller.RunWorkers(ctx, c.queue, workers, c.processNextWorkItem, c.rsInformer.HasSynced, c.podInformer.HasSynced)
+	worker.RunWorkers(ctx, c.queue, workers, c.processNextWorkItem, c.rsInformer.HasSynced, c.podInformer.HasSynced)
 }
 
 func (c *ReplicaSetController) processNextWorkItem(ctx context.Context) bool {
-	return controller.ProcessNextWorkItem(ctx, c.queue, controller.SyncErr(c.syncReplicaSet), c.log, "replicaset")
+	return worker.ProcessNextWorkItem(ctx, c.queue, worker.SyncErr(c.syncReplicaSet), c.log, "replicaset")
 }
 
 func (c *ReplicaSetController) enqueue(rs *appsv1.ReplicaSet) {
-	c.queue.Add(informer.MetaNamespaceKeyFunc(rs))
+	c.queue.Add(cache.MetaNamespaceKeyFunc(rs))
 }
 
 // syncReplicaSet brings one ReplicaSet towards its spec: claim its pods,
 // create or delete pods if the expectations allow, then write status.
 func (c *ReplicaSetController) syncReplicaSet(ctx context.Context, key string) error {
-	ns, name := informer.SplitMetaNamespaceKey(key)
+	ns, name := cache.SplitMetaNamespaceKey(key)
 	cached, ok := c.rsInformer.GetStore().Get(ns, name)
 	if !ok {
 		c.expectations.DeleteExpectations(key)
@@ -117,10 +119,10 @@ func (c *ReplicaSetController) syncReplicaSet(ctx context.Context, key string) e
 		c.log.Error("invalid selector", "replicaset", key, "err", err)
 		return nil // the user must fix the ReplicaSet; retrying will not help
 	}
-	rs := controller.DeepCopy(cached)
+	rs := metav1.DeepCopy(cached)
 
 	// The active pods of the namespace; ours after claiming.
-	allPods := c.podInformer.GetStore().ByIndex(informer.NamespaceIndex, ns)
+	allPods := c.podInformer.GetStore().ByIndex(cache.NamespaceIndex, ns)
 	filteredPods, err := c.claimPods(ctx, rs, selector, controller.FilterActivePods(allPods))
 	if err != nil {
 		return err
@@ -152,7 +154,7 @@ func (c *ReplicaSetController) claimPods(ctx context.Context, rs *appsv1.Replica
 	m := &controller.ControllerRefManager[corev1.Pod, *corev1.Pod]{
 		Client: c.client, Controller: &rs.ObjectMeta, APIVersion: "apps/v1", Kind: "ReplicaSet", Selector: selector,
 		CanAdoptFunc: controller.RecheckDeletionTimestamp(func(ctx context.Context) (*metav1.ObjectMeta, error) {
-			fresh, err := client.Get[appsv1.ReplicaSet](ctx, c.client, rs.Namespace, rs.Name)
+			fresh, err := rest.Get[appsv1.ReplicaSet](ctx, c.client, rs.Namespace, rs.Name)
 			if err != nil {
 				return nil, err
 			}
@@ -186,8 +188,8 @@ func replicas(rs *appsv1.ReplicaSet) int32 {
 // per sync.
 func (c *ReplicaSetController) manageReplicas(ctx context.Context, filteredPods []*corev1.Pod, rs *appsv1.ReplicaSet) error {
 	diff := len(filteredPods) - int(replicas(rs))
-	key := informer.MetaNamespaceKeyFunc(rs)
-	ref := controller.RefFor(&rs.ObjectMeta, "apps/v1", "ReplicaSet")
+	key := cache.MetaNamespaceKeyFunc(rs)
+	ref := record.RefFor(&rs.ObjectMeta, "apps/v1", "ReplicaSet")
 	switch {
 	case diff < 0:
 		diff = min(-diff, c.burstReplicas)
@@ -198,7 +200,7 @@ func (c *ReplicaSetController) manageReplicas(ctx context.Context, filteredPods 
 		controllerRef := controller.NewControllerRef(&rs.ObjectMeta, "apps/v1", "ReplicaSet")
 		successes, err := slowStartBatch(diff, SlowStartInitialBatchSize, func() error {
 			_, err := c.podControl.CreatePods(ctx, rs.Namespace, &rs.Spec.Template, ref, &controllerRef)
-			if err != nil && client.IsForbidden(err) && controller.IsNamespaceTerminating(err) {
+			if err != nil && rest.IsForbidden(err) && controller.IsNamespaceTerminating(err) {
 				return nil // the namespace is going away: do not retry
 			}
 			return err
@@ -214,7 +216,7 @@ func (c *ReplicaSetController) manageReplicas(ctx context.Context, filteredPods 
 		podsToDelete := getPodsToDelete(filteredPods, c.getIndirectlyRelatedPods(rs), diff)
 		keys := make([]string, len(podsToDelete))
 		for i, p := range podsToDelete {
-			keys[i] = informer.MetaNamespaceKeyFunc(p)
+			keys[i] = cache.MetaNamespaceKeyFunc(p)
 		}
 		c.expectations.ExpectDeletions(key, keys)
 		errCh := make(chan error, diff)
@@ -225,8 +227,8 @@ func (c *ReplicaSetController) manageReplicas(ctx context.Context, filteredPods 
 				defer wg.Done()
 				if err := c.podControl.DeletePod(ctx, rs.Namespace, p.Name, ref); err != nil {
 					// Never observed: lower the expectations ourselves.
-					c.expectations.DeletionObserved(key, informer.MetaNamespaceKeyFunc(p))
-					if !client.IsNotFound(err) {
+					c.expectations.DeletionObserved(key, cache.MetaNamespaceKeyFunc(p))
+					if !rest.IsNotFound(err) {
 						errCh <- err
 					}
 				}
@@ -280,14 +282,14 @@ func slowStartBatch(count, initialBatchSize int, fn func() error) (int, error) {
 func (c *ReplicaSetController) getIndirectlyRelatedPods(rs *appsv1.ReplicaSet) []*corev1.Pod {
 	owners := map[string]bool{rs.UID: true}
 	if ref := metav1.GetControllerOf(&rs.ObjectMeta); ref != nil {
-		for _, other := range c.rsInformer.GetStore().ByIndex(informer.NamespaceIndex, rs.Namespace) {
+		for _, other := range c.rsInformer.GetStore().ByIndex(cache.NamespaceIndex, rs.Namespace) {
 			if r := metav1.GetControllerOf(&other.ObjectMeta); r != nil && r.UID == ref.UID {
 				owners[other.UID] = true
 			}
 		}
 	}
 	var related []*corev1.Pod
-	for _, p := range c.podInformer.GetStore().ByIndex(informer.NamespaceIndex, rs.Namespace) {
+	for _, p := range c.podInformer.GetStore().ByIndex(cache.NamespaceIndex, rs.Namespace) {
 		if r := metav1.GetControllerOf(&p.ObjectMeta); r != nil && owners[r.UID] {
 			related = append(related, p)
 		}

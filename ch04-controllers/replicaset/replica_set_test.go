@@ -19,15 +19,15 @@ import (
 	"kubik/ch01-apiserver/api/corev1"
 	"kubik/ch01-apiserver/api/metav1"
 	"kubik/ch01-apiserver/pki"
-	"kubik/ch03-scheduler/client"
-	"kubik/ch03-scheduler/client/clienttest"
+	"kubik/ch03-scheduler/clientgo/rest"
 	"kubik/ch04-controllers/controller"
+	"kubik/internal/clienttest"
 )
 
 type fixture struct {
 	t     *testing.T
 	ctx   context.Context
-	admin *client.Client
+	admin *rest.Client
 	c     *ReplicaSetController
 }
 
@@ -82,7 +82,7 @@ func (f *fixture) createRS(name string, replicas int32) *appsv1.ReplicaSet {
 			Selector: &metav1.LabelSelector{MatchLabels: map[string]string{"app": name}},
 			Template: corev1.PodTemplateSpec{ObjectMeta: metav1.ObjectMeta{Labels: map[string]string{"app": name, "extra": "x"}},
 				Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "nginx", Image: "nginx"}}}}}}
-	created, err := client.Create(f.ctx, f.admin, rs)
+	created, err := rest.Create(f.ctx, f.admin, rs)
 	if err != nil {
 		f.t.Fatal(err)
 	}
@@ -95,7 +95,7 @@ func (f *fixture) createRS(name string, replicas int32) *appsv1.ReplicaSet {
 
 func (f *fixture) pods(selector string) []corev1.Pod {
 	f.t.Helper()
-	l, err := client.List[corev1.Pod](f.ctx, f.admin, "default", client.ListOptions{LabelSelector: selector})
+	l, err := rest.List[corev1.Pod](f.ctx, f.admin, "default", rest.ListOptions{LabelSelector: selector})
 	if err != nil {
 		f.t.Fatal(err)
 	}
@@ -156,13 +156,13 @@ func TestSlowWatchNeverCreatesExtraPods(t *testing.T) {
 	if n := len(f.pods("app=web")); n != 3 {
 		t.Errorf("%d pods after the watch caught up, want 3", n)
 	}
-	got, _ := client.Get[appsv1.ReplicaSet](f.ctx, f.admin, "default", "web")
+	got, _ := rest.Get[appsv1.ReplicaSet](f.ctx, f.admin, "default", "web")
 	if got.Status.Replicas != 3 || got.Status.FullyLabeledReplicas != 3 || got.Status.ObservedGeneration != got.Generation {
 		t.Errorf("status: %+v", got.Status)
 	}
 	// Events: SuccessfulCreate "Created pod: <name>" from replicaset-controller.
 	f.eventually("3 SuccessfulCreate events", func() (string, bool) {
-		l, _ := client.List[corev1.Event](f.ctx, f.admin, "default", client.ListOptions{})
+		l, _ := rest.List[corev1.Event](f.ctx, f.admin, "default", rest.ListOptions{})
 		n := 0
 		var seen []string
 		for _, e := range l.Items {
@@ -199,12 +199,12 @@ func TestScaleDownDeletesLeastValuable(t *testing.T) {
 	now := metav1.Now()
 	for i, p := range pods[1:] {
 		bind(t, f, &p, "node-1")
-		p2, _ := client.Get[corev1.Pod](f.ctx, f.admin, "default", p.Name)
+		p2, _ := rest.Get[corev1.Pod](f.ctx, f.admin, "default", p.Name)
 		p2.Status.Phase = corev1.PodRunning
 		if i > 0 {
 			p2.Status.Conditions = []corev1.PodCondition{{Type: corev1.PodReady, Status: corev1.ConditionTrue, LastTransitionTime: now}}
 		}
-		if _, err := client.UpdateStatus(f.ctx, f.admin, p2); err != nil {
+		if _, err := rest.UpdateStatus(f.ctx, f.admin, p2); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -218,9 +218,9 @@ func TestScaleDownDeletesLeastValuable(t *testing.T) {
 		return fmt.Sprint(n), n == 2
 	})
 	two := int32(2)
-	rs, _ := client.Get[appsv1.ReplicaSet](f.ctx, f.admin, "default", "api")
+	rs, _ := rest.Get[appsv1.ReplicaSet](f.ctx, f.admin, "default", "api")
 	rs.Spec.Replicas = &two
-	if _, err := client.Update(f.ctx, f.admin, rs); err != nil {
+	if _, err := rest.Update(f.ctx, f.admin, rs); err != nil {
 		t.Fatal(err)
 	}
 	f.eventually("replicas 2 in the informer", func() (string, bool) {
@@ -239,7 +239,7 @@ func TestScaleDownDeletesLeastValuable(t *testing.T) {
 	}
 	f.podsSeen(2)
 	f.sync("default/api")
-	got, _ := client.Get[appsv1.ReplicaSet](f.ctx, f.admin, "default", "api")
+	got, _ := rest.Get[appsv1.ReplicaSet](f.ctx, f.admin, "default", "api")
 	if got.Status.Replicas != 2 || got.Status.ReadyReplicas != 2 || got.Status.AvailableReplicas != 2 {
 		t.Errorf("status: %+v", got.Status)
 	}
@@ -254,7 +254,7 @@ func bind(t *testing.T, f *fixture, p *corev1.Pod, node string) {
 	t.Helper()
 	b := map[string]any{"apiVersion": "v1", "kind": "Binding", "metadata": map[string]string{"name": p.Name},
 		"target": map[string]string{"kind": "Node", "name": node}}
-	if err := client.CreateSubresource[corev1.Pod](f.ctx, f.admin, "default", p.Name, "binding", b, nil); err != nil {
+	if err := rest.CreateSubresource[corev1.Pod](f.ctx, f.admin, "default", p.Name, "binding", b, nil); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -271,7 +271,7 @@ func TestAdoptionAndRelease(t *testing.T) {
 		if owner != nil {
 			p.OwnerReferences = []metav1.OwnerReference{*owner}
 		}
-		if _, err := client.Create(f.ctx, f.admin, p); err != nil {
+		if _, err := rest.Create(f.ctx, f.admin, p); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -304,7 +304,7 @@ func TestAdoptionAndRelease(t *testing.T) {
 	// Relabel the adopted pod: released (ownerReference removed) and replaced.
 	f.podsSeen(3)
 	patch := []byte(`{"metadata":{"labels":{"app":"other"}}}`)
-	if _, err := client.Patch[corev1.Pod](f.ctx, f.admin, "default", "orphan", client.MergePatchType, patch, ""); err != nil {
+	if _, err := rest.Patch[corev1.Pod](f.ctx, f.admin, "default", "orphan", rest.MergePatchType, patch, ""); err != nil {
 		t.Fatal(err)
 	}
 	f.eventually("relabelled pod in the informer", func() (string, bool) {
@@ -312,7 +312,7 @@ func TestAdoptionAndRelease(t *testing.T) {
 		return "", p.Labels["app"] == "other"
 	})
 	f.sync("default/db")
-	released, _ := client.Get[corev1.Pod](f.ctx, f.admin, "default", "orphan")
+	released, _ := rest.Get[corev1.Pod](f.ctx, f.admin, "default", "orphan")
 	if len(released.OwnerReferences) != 0 {
 		t.Errorf("released pod still has ownerReferences %+v", released.OwnerReferences)
 	}

@@ -15,13 +15,14 @@ package serviceaccount
 import (
 	"context"
 	"errors"
+	"kubik/ch04-controllers/worker"
 	"log/slog"
 
 	"kubik/ch01-apiserver/api/corev1"
 	"kubik/ch01-apiserver/api/metav1"
-	"kubik/ch03-scheduler/client"
-	"kubik/ch03-scheduler/informer"
-	"kubik/ch03-scheduler/workqueue"
+	"kubik/ch03-scheduler/clientgo/rest"
+	"kubik/ch03-scheduler/clientgo/tools/cache"
+	"kubik/ch03-scheduler/clientgo/util/workqueue"
 	"kubik/ch04-controllers/controller"
 )
 
@@ -30,11 +31,11 @@ const DefaultServiceAccountName = "default"
 
 // ServiceAccountsController creates the default ServiceAccounts.
 type ServiceAccountsController struct {
-	client *client.Client
+	client *rest.Client
 	// serviceAccountsToEnsure: upstream's option, ["default"].
 	serviceAccountsToEnsure []corev1.ServiceAccount
-	saInformer              *informer.Informer[corev1.ServiceAccount, *corev1.ServiceAccount]
-	nsInformer              *informer.Informer[corev1.Namespace, *corev1.Namespace]
+	saInformer              *cache.Informer[corev1.ServiceAccount, *corev1.ServiceAccount]
+	nsInformer              *cache.Informer[corev1.Namespace, *corev1.Namespace]
 	queue                   *workqueue.RateLimitingQueue[string]
 	log                     *slog.Logger
 }
@@ -54,10 +55,10 @@ func NewServiceAccountsController(cc *controller.ControllerContext) (*ServiceAcc
 		queue:                   workqueue.NewRateLimiting(workqueue.DefaultControllerRateLimiter[string]()),
 		log:                     log.With("component", "serviceaccount-controller"),
 	}
-	c.saInformer.AddEventHandler(informer.ResourceEventHandlerFuncs[corev1.ServiceAccount]{
+	c.saInformer.AddEventHandler(cache.ResourceEventHandlerFuncs[corev1.ServiceAccount]{
 		DeleteFunc: func(sa *corev1.ServiceAccount) { c.queue.Add(sa.Namespace) },
 	})
-	c.nsInformer.AddEventHandler(informer.ResourceEventHandlerFuncs[corev1.Namespace]{
+	c.nsInformer.AddEventHandler(cache.ResourceEventHandlerFuncs[corev1.Namespace]{
 		AddFunc:    func(ns *corev1.Namespace) { c.queue.Add(ns.Name) },
 		UpdateFunc: func(_, ns *corev1.Namespace) { c.queue.Add(ns.Name) },
 	})
@@ -67,11 +68,11 @@ func NewServiceAccountsController(cc *controller.ControllerContext) (*ServiceAcc
 // Run waits for both informers, then runs workers until ctx ends.
 func (c *ServiceAccountsController) Run(ctx context.Context, workers int) {
 	c.log.Info("starting")
-	controller.RunWorkers(ctx, c.queue, workers, c.processNextWorkItem, c.saInformer.HasSynced, c.nsInformer.HasSynced)
+	worker.RunWorkers(ctx, c.queue, workers, c.processNextWorkItem, c.saInformer.HasSynced, c.nsInformer.HasSynced)
 }
 
 func (c *ServiceAccountsController) processNextWorkItem(ctx context.Context) bool {
-	return controller.ProcessNextWorkItem(ctx, c.queue, controller.SyncErr(c.syncNamespace), c.log, "namespace")
+	return worker.ProcessNextWorkItem(ctx, c.queue, worker.SyncErr(c.syncNamespace), c.log, "namespace")
 }
 
 // syncNamespace creates the missing ServiceAccounts of an active namespace.
@@ -89,11 +90,11 @@ func (c *ServiceAccountsController) syncNamespace(ctx context.Context, key strin
 			continue
 		}
 		sa.Namespace = ns.Name
-		_, err := client.Create(ctx, c.client, &sa)
+		_, err := rest.Create(ctx, c.client, &sa)
 		switch {
 		case err == nil:
 			c.log.Info("created ServiceAccount", "namespace", ns.Name, "name", sa.Name)
-		case client.IsAlreadyExists(err), controller.IsNamespaceTerminating(err):
+		case rest.IsAlreadyExists(err), controller.IsNamespaceTerminating(err):
 			// Someone was quicker, or the namespace is going away.
 		default:
 			failures = append(failures, err)

@@ -6,8 +6,8 @@ import (
 
 	"kubik/ch01-apiserver/api/corev1"
 	"kubik/ch01-apiserver/api/metav1"
-	"kubik/ch03-scheduler/client"
-	"kubik/ch04-controllers/controller/controllertest"
+	"kubik/ch03-scheduler/clientgo/rest"
+	"kubik/internal/controllertest"
 )
 
 func start(t *testing.T, env *controllertest.Env) *ServiceAccountsController {
@@ -25,7 +25,7 @@ func start(t *testing.T, env *controllertest.Env) *ServiceAccountsController {
 }
 
 func getSA(env *controllertest.Env, ns string) (*corev1.ServiceAccount, error) {
-	return client.Get[corev1.ServiceAccount](env.Ctx, env.Admin, ns, DefaultServiceAccountName)
+	return rest.Get[corev1.ServiceAccount](env.Ctx, env.Admin, ns, DefaultServiceAccountName)
 }
 
 // Every namespace, those present at start and new ones, gets "default";
@@ -33,7 +33,7 @@ func getSA(env *controllertest.Env, ns string) (*corev1.ServiceAccount, error) {
 func TestDefaultServiceAccounts(t *testing.T) {
 	env := controllertest.New(t)
 	for _, ns := range []string{"default", "kube-system", "kube-public", "kube-node-lease"} {
-		if _, err := getSA(env, ns); !client.IsNotFound(err) {
+		if _, err := getSA(env, ns); !rest.IsNotFound(err) {
 			t.Fatalf("%s: the apiserver alone should not create ServiceAccounts (err %v)", ns, err)
 		}
 	}
@@ -42,13 +42,13 @@ func TestDefaultServiceAccounts(t *testing.T) {
 		controllertest.Eventually(t, "default ServiceAccount in "+ns, func() bool { _, err := getSA(env, ns); return err == nil })
 	}
 
-	if _, err := client.Create(env.Ctx, env.Admin, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "team"}}); err != nil {
+	if _, err := rest.Create(env.Ctx, env.Admin, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "team"}}); err != nil {
 		t.Fatal(err)
 	}
 	controllertest.Eventually(t, "default ServiceAccount in a new namespace", func() bool { _, err := getSA(env, "team"); return err == nil })
 
 	old, _ := getSA(env, "team")
-	if err := client.Delete[corev1.ServiceAccount](env.Ctx, env.Admin, "team", DefaultServiceAccountName, nil); err != nil {
+	if err := rest.Delete[corev1.ServiceAccount](env.Ctx, env.Admin, "team", DefaultServiceAccountName, nil); err != nil {
 		t.Fatal(err)
 	}
 	controllertest.Eventually(t, "default ServiceAccount recreated", func() bool {
@@ -66,10 +66,10 @@ func TestTerminatingNamespace(t *testing.T) {
 	}
 	env.Start(t)
 	// The namespace controller is not running: "gone" stays Terminating.
-	if _, err := client.Create(env.Ctx, env.Admin, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "gone"}}); err != nil {
+	if _, err := rest.Create(env.Ctx, env.Admin, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "gone"}}); err != nil {
 		t.Fatal(err)
 	}
-	if err := client.Delete[corev1.Namespace](env.Ctx, env.Admin, "", "gone", nil); err != nil {
+	if err := rest.Delete[corev1.Namespace](env.Ctx, env.Admin, "", "gone", nil); err != nil {
 		t.Fatal(err)
 	}
 	controllertest.Eventually(t, "cache sees the namespace terminating", func() bool {
@@ -79,7 +79,7 @@ func TestTerminatingNamespace(t *testing.T) {
 	if err := c.syncNamespace(env.Ctx, "gone"); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := getSA(env, "gone"); !client.IsNotFound(err) {
+	if _, err := getSA(env, "gone"); !rest.IsNotFound(err) {
 		t.Errorf("ServiceAccount in a terminating namespace: err %v", err)
 	}
 	// An active one does get it, through the same call.

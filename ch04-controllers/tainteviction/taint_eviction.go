@@ -27,6 +27,7 @@ package tainteviction
 import (
 	"context"
 	"encoding/json"
+	"kubik/ch04-controllers/record"
 	"log/slog"
 	"math"
 	"slices"
@@ -35,9 +36,9 @@ import (
 
 	"kubik/ch01-apiserver/api/corev1"
 	"kubik/ch01-apiserver/api/metav1"
-	"kubik/ch03-scheduler/client"
-	"kubik/ch03-scheduler/informer"
-	"kubik/ch03-scheduler/workqueue"
+	"kubik/ch03-scheduler/clientgo/rest"
+	"kubik/ch03-scheduler/clientgo/tools/cache"
+	"kubik/ch03-scheduler/clientgo/util/workqueue"
 	"kubik/ch04-controllers/controller"
 )
 
@@ -53,10 +54,10 @@ type scheduledEviction struct {
 
 // TaintEvictionController is upstream's tainteviction.Controller.
 type TaintEvictionController struct {
-	client   *client.Client
-	nodes    *informer.Informer[corev1.Node, *corev1.Node]
-	pods     *informer.Informer[corev1.Pod, *corev1.Pod]
-	recorder *controller.Recorder
+	client   *rest.Client
+	nodes    *cache.Informer[corev1.Node, *corev1.Node]
+	pods     *cache.Informer[corev1.Pod, *corev1.Pod]
+	recorder *record.Recorder
 	clock    workqueue.Clock
 	log      *slog.Logger
 	// changes: node names and pod keys ("pod:ns/name") to (re)consider.
@@ -83,18 +84,18 @@ func newController(cc *controller.ControllerContext, clock workqueue.Clock) *Tai
 	c := &TaintEvictionController{client: cc.Client, clock: clock, log: log,
 		nodes:     controller.InformerFor[corev1.Node](cc.Informers),
 		pods:      controller.InformerFor[corev1.Pod](cc.Informers),
-		recorder:  controller.NewRecorder(cc.Client, ControllerName, log),
+		recorder:  record.NewRecorder(cc.Client, ControllerName, log),
 		changes:   workqueue.New[string](),
 		evictions: workqueue.NewRateLimitingWithClock(workqueue.DefaultControllerRateLimiter[string](), clock),
 		scheduled: map[string]scheduledEviction{},
 	}
-	c.pods.AddIndexers(informer.Indexers[corev1.Pod]{indexByNodeName: func(p *corev1.Pod) []string {
+	c.pods.AddIndexers(cache.Indexers[corev1.Pod]{indexByNodeName: func(p *corev1.Pod) []string {
 		if p.Spec.NodeName == "" {
 			return nil
 		}
 		return []string{p.Spec.NodeName}
 	}})
-	c.nodes.AddEventHandler(informer.ResourceEventHandlerFuncs[corev1.Node]{
+	c.nodes.AddEventHandler(cache.ResourceEventHandlerFuncs[corev1.Node]{
 		AddFunc: func(n *corev1.Node) { c.changes.Add(n.Name) },
 		UpdateFunc: func(old, n *corev1.Node) {
 			if !slices.Equal(noExecuteTaints(old), noExecuteTaints(n)) {
@@ -103,14 +104,14 @@ func newController(cc *controller.ControllerContext, clock workqueue.Clock) *Tai
 		},
 		DeleteFunc: func(n *corev1.Node) { c.changes.Add(n.Name) },
 	})
-	c.pods.AddEventHandler(informer.ResourceEventHandlerFuncs[corev1.Pod]{
-		AddFunc: func(p *corev1.Pod) { c.changes.Add("pod:" + informer.MetaNamespaceKeyFunc(p)) },
+	c.pods.AddEventHandler(cache.ResourceEventHandlerFuncs[corev1.Pod]{
+		AddFunc: func(p *corev1.Pod) { c.changes.Add("pod:" + cache.MetaNamespaceKeyFunc(p)) },
 		UpdateFunc: func(old, p *corev1.Pod) {
 			if old.Spec.NodeName != p.Spec.NodeName || !slices.Equal(tolerationKeys(old), tolerationKeys(p)) {
-				c.changes.Add("pod:" + informer.MetaNamespaceKeyFunc(p))
+				c.changes.Add("pod:" + cache.MetaNamespaceKeyFunc(p))
 			}
 		},
-		DeleteFunc: func(p *corev1.Pod) { c.cancel(informer.MetaNamespaceKeyFunc(p), nil) },
+		DeleteFunc: func(p *corev1.Pod) { c.cancel(cache.MetaNamespaceKeyFunc(p), nil) },
 	})
 	return c
 }
@@ -118,7 +119,7 @@ func newController(cc *controller.ControllerContext, clock workqueue.Clock) *Tai
 // Run processes changes and fires evictions until ctx ends.
 func (c *TaintEvictionController) Run(ctx context.Context, workers int) {
 	go c.recorder.Run(ctx)
-	if !informer.WaitForCacheSync(ctx, c.nodes.HasSynced, c.pods.HasSynced) {
+	if !cache.WaitForCacheSync(ctx, c.nodes.HasSynced, c.pods.HasSynced) {
 		return
 	}
 	c.log.Info("starting taint eviction controller")
@@ -130,7 +131,7 @@ func (c *TaintEvictionController) Run(ctx context.Context, workers int) {
 				return
 			}
 			if key, ok := cutPrefix(item, "pod:"); ok {
-				ns, name := informer.SplitMetaNamespaceKey(key)
+				ns, name := cache.SplitMetaNamespaceKey(key)
 				if p, ok := c.pods.GetStore().Get(ns, name); ok {
 					c.handlePod(p)
 				}
@@ -199,7 +200,7 @@ func (c *TaintEvictionController) handlePod(p *corev1.Pod) {
 // processPodOnNode schedules, reschedules or cancels one pod's eviction.
 // Upstream: processPodOnNode.
 func (c *TaintEvictionController) processPodOnNode(p *corev1.Pod, taints []corev1.Taint) {
-	key := informer.MetaNamespaceKeyFunc(p)
+	key := cache.MetaNamespaceKeyFunc(p)
 	if len(taints) == 0 {
 		c.cancel(key, p)
 		return
@@ -261,7 +262,7 @@ func (c *TaintEvictionController) evict(ctx context.Context, key string) error {
 		c.evictions.AddAfter(key, ev.fireAt.Sub(c.clock.Now())) // rescheduled later
 		return nil
 	}
-	ns, name := informer.SplitMetaNamespaceKey(key)
+	ns, name := cache.SplitMetaNamespaceKey(key)
 	pod, ok := c.pods.GetStore().Get(ns, name)
 	if !ok || pod.DeletionTimestamp != nil {
 		c.cancel(key, nil)
@@ -276,16 +277,16 @@ func (c *TaintEvictionController) evict(ctx context.Context, key string) error {
 		"metadata": map[string]any{"uid": pod.UID},
 		"status":   map[string]any{"conditions": []corev1.PodCondition{cond}},
 	})
-	if _, err := client.Patch[corev1.Pod](ctx, c.client, ns, name, client.StrategicMergePatchType, patch, "status"); err != nil {
-		if client.IsNotFound(err) {
+	if _, err := rest.Patch[corev1.Pod](ctx, c.client, ns, name, rest.StrategicMergePatchType, patch, "status"); err != nil {
+		if rest.IsNotFound(err) {
 			c.cancel(key, nil)
 			return nil
 		}
 		return err
 	}
 	uid := pod.UID
-	err := client.Delete[corev1.Pod](ctx, c.client, ns, name, &metav1.DeleteOptions{Preconditions: &metav1.Preconditions{UID: &uid}})
-	if err != nil && !client.IsNotFound(err) && !client.IsConflict(err) {
+	err := rest.Delete[corev1.Pod](ctx, c.client, ns, name, &metav1.DeleteOptions{Preconditions: &metav1.Preconditions{UID: &uid}})
+	if err != nil && !rest.IsNotFound(err) && !rest.IsConflict(err) {
 		return err
 	}
 	c.log.Info("evicted pod", "pod", key, "node", pod.Spec.NodeName)
@@ -293,8 +294,8 @@ func (c *TaintEvictionController) evict(ctx context.Context, key string) error {
 	return nil
 }
 
-func podRef(p *corev1.Pod) controller.ObjectRef {
-	return controller.RefFor(&p.ObjectMeta, "v1", "Pod")
+func podRef(p *corev1.Pod) record.ObjectRef {
+	return record.RefFor(&p.ObjectMeta, "v1", "Pod")
 }
 
 func noExecuteTaints(n *corev1.Node) []corev1.Taint {

@@ -6,9 +6,9 @@ import (
 
 	"kubik/ch01-apiserver/api/corev1"
 	"kubik/ch01-apiserver/api/metav1"
-	"kubik/ch03-scheduler/client"
-	"kubik/ch03-scheduler/workqueue"
-	"kubik/ch04-controllers/controller/controllertest"
+	"kubik/ch03-scheduler/clientgo/rest"
+	"kubik/ch03-scheduler/clientgo/util/workqueue"
+	"kubik/internal/controllertest"
 )
 
 func ptr[T any](v T) *T { return &v }
@@ -36,16 +36,16 @@ func TestTaintEviction(t *testing.T) {
 	c := newController(env.CC, clock)
 	go c.recorder.Run(env.Ctx)
 	env.Start(t)
-	node, err := client.Create(env.Ctx, env.Admin, &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: "n1"}})
+	node, err := rest.Create(env.Ctx, env.Admin, &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: "n1"}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	node.Spec.Taints = []corev1.Taint{{Key: corev1.TaintNodeUnreachable, Effect: corev1.TaintEffectNoExecute, TimeAdded: ptr(metav1.Now())}}
-	if _, err := client.Update(env.Ctx, env.Admin, node); err != nil {
+	if _, err := rest.Update(env.Ctx, env.Admin, node); err != nil {
 		t.Fatal(err)
 	}
 	mk := func(name string, tol []corev1.Toleration) {
-		if _, err := client.Create(env.Ctx, env.Admin, &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: "default"},
+		if _, err := rest.Create(env.Ctx, env.Admin, &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: "default"},
 			Spec: corev1.PodSpec{NodeName: "n1", Tolerations: tol, Containers: []corev1.Container{{Name: "c", Image: "x"}}}}); err != nil {
 			t.Fatal(err)
 		}
@@ -80,7 +80,7 @@ func TestTaintEviction(t *testing.T) {
 	if err := c.evict(env.Ctx, "default/defaulted"); err != nil { // not due: rescheduled
 		t.Fatal(err)
 	}
-	short, _ := client.Get[corev1.Pod](env.Ctx, env.Admin, "default", "short")
+	short, _ := rest.Get[corev1.Pod](env.Ctx, env.Admin, "default", "short")
 	if short.DeletionTimestamp == nil {
 		t.Error("short: not deleted")
 	}
@@ -92,14 +92,14 @@ func TestTaintEviction(t *testing.T) {
 		t.Errorf("short: conditions %+v", short.Status.Conditions)
 	}
 	for _, name := range []string{"defaulted", "daemon"} {
-		if p, _ := client.Get[corev1.Pod](env.Ctx, env.Admin, "default", name); p.DeletionTimestamp != nil {
+		if p, _ := rest.Get[corev1.Pod](env.Ctx, env.Admin, "default", name); p.DeletionTimestamp != nil {
 			t.Errorf("%s deleted", name)
 		}
 	}
 	// The taint goes: the pending eviction is cancelled.
-	node, _ = client.Get[corev1.Node](env.Ctx, env.Admin, "", "n1")
+	node, _ = rest.Get[corev1.Node](env.Ctx, env.Admin, "", "n1")
 	node.Spec.Taints = nil
-	if _, err := client.Update(env.Ctx, env.Admin, node); err != nil {
+	if _, err := rest.Update(env.Ctx, env.Admin, node); err != nil {
 		t.Fatal(err)
 	}
 	controllertest.Eventually(t, "untainted in cache", func() bool { n, _ := c.nodes.GetStore().Get("", "n1"); return len(n.Spec.Taints) == 0 })

@@ -14,15 +14,16 @@ package ttlafterfinished
 
 import (
 	"context"
+	"kubik/ch04-controllers/worker"
 	"log/slog"
 	"time"
 
 	"kubik/ch01-apiserver/api/batchv1"
 	"kubik/ch01-apiserver/api/corev1"
 	"kubik/ch01-apiserver/api/metav1"
-	"kubik/ch03-scheduler/client"
-	"kubik/ch03-scheduler/informer"
-	"kubik/ch03-scheduler/workqueue"
+	"kubik/ch03-scheduler/clientgo/rest"
+	"kubik/ch03-scheduler/clientgo/tools/cache"
+	"kubik/ch03-scheduler/clientgo/util/workqueue"
 	"kubik/ch04-controllers/controller"
 )
 
@@ -31,8 +32,8 @@ const ControllerName = "ttl-after-finished-controller"
 
 // TTLAfterFinishedController deletes expired finished Jobs.
 type TTLAfterFinishedController struct {
-	client *client.Client
-	jobs   *informer.Informer[batchv1.Job, *batchv1.Job]
+	client *rest.Client
+	jobs   *cache.Informer[batchv1.Job, *batchv1.Job]
 	queue  *workqueue.RateLimitingQueue[string]
 	clock  workqueue.Clock
 	log    *slog.Logger
@@ -53,24 +54,24 @@ func newController(cc *controller.ControllerContext, clock workqueue.Clock) *TTL
 		clock: clock, log: log.With("component", ControllerName)}
 	enqueue := func(j *batchv1.Job) {
 		if j.DeletionTimestamp == nil && needsCleanup(j) {
-			c.queue.Add(informer.MetaNamespaceKeyFunc(j))
+			c.queue.Add(cache.MetaNamespaceKeyFunc(j))
 		}
 	}
-	c.jobs.AddEventHandler(informer.ResourceEventHandlerFuncs[batchv1.Job]{
+	c.jobs.AddEventHandler(cache.ResourceEventHandlerFuncs[batchv1.Job]{
 		AddFunc: enqueue, UpdateFunc: func(_, j *batchv1.Job) { enqueue(j) }})
 	return c
 }
 
 // Run waits for the cache and runs workers until ctx ends.
 func (c *TTLAfterFinishedController) Run(ctx context.Context, workers int) {
-	controller.RunWorkers(ctx, c.queue, workers, func(ctx context.Context) bool {
-		return controller.ProcessNextWorkItem(ctx, c.queue, c.processJob, c.log, "job")
+	worker.RunWorkers(ctx, c.queue, workers, func(ctx context.Context) bool {
+		return worker.ProcessNextWorkItem(ctx, c.queue, c.processJob, c.log, "job")
 	}, c.jobs.HasSynced)
 }
 
 // processJob deletes the Job if it has expired, or says how long to wait.
 func (c *TTLAfterFinishedController) processJob(ctx context.Context, key string) (time.Duration, error) {
-	ns, name := informer.SplitMetaNamespaceKey(key)
+	ns, name := cache.SplitMetaNamespaceKey(key)
 	j, ok := c.jobs.GetStore().Get(ns, name)
 	if !ok {
 		return 0, nil
@@ -79,8 +80,8 @@ func (c *TTLAfterFinishedController) processJob(ctx context.Context, key string)
 		return left, nil
 	}
 	// The cache may be old: check again on the newest Job before deleting.
-	fresh, err := client.Get[batchv1.Job](ctx, c.client, ns, name)
-	if client.IsNotFound(err) {
+	fresh, err := rest.Get[batchv1.Job](ctx, c.client, ns, name)
+	if rest.IsNotFound(err) {
 		return 0, nil
 	}
 	if err != nil {
@@ -92,9 +93,9 @@ func (c *TTLAfterFinishedController) processJob(ctx context.Context, key string)
 	policy := metav1.DeletePropagationForeground
 	uid := fresh.UID
 	c.log.Info("cleaning up job", "job", key)
-	err = client.Delete[batchv1.Job](ctx, c.client, ns, name, &metav1.DeleteOptions{PropagationPolicy: &policy,
+	err = rest.Delete[batchv1.Job](ctx, c.client, ns, name, &metav1.DeleteOptions{PropagationPolicy: &policy,
 		Preconditions: &metav1.Preconditions{UID: &uid}})
-	if client.IsNotFound(err) || client.IsConflict(err) {
+	if rest.IsNotFound(err) || rest.IsConflict(err) {
 		return 0, nil
 	}
 	return 0, err

@@ -7,9 +7,9 @@ import (
 	"kubik/ch01-apiserver/api/batchv1"
 	"kubik/ch01-apiserver/api/corev1"
 	"kubik/ch01-apiserver/api/metav1"
-	"kubik/ch03-scheduler/client"
-	"kubik/ch03-scheduler/workqueue"
-	"kubik/ch04-controllers/controller/controllertest"
+	"kubik/ch03-scheduler/clientgo/rest"
+	"kubik/ch03-scheduler/clientgo/util/workqueue"
+	"kubik/internal/controllertest"
 )
 
 func TestTTLAfterFinished(t *testing.T) {
@@ -19,7 +19,7 @@ func TestTTLAfterFinished(t *testing.T) {
 	c := newController(env.CC, clock)
 	env.Start(t)
 	ttl := int32(100)
-	j, err := client.Create(env.Ctx, env.Admin, &batchv1.Job{ObjectMeta: metav1.ObjectMeta{Name: "done", Namespace: "default"},
+	j, err := rest.Create(env.Ctx, env.Admin, &batchv1.Job{ObjectMeta: metav1.ObjectMeta{Name: "done", Namespace: "default"},
 		Spec: batchv1.JobSpec{TTLSecondsAfterFinished: &ttl, Template: corev1.PodTemplateSpec{Spec: corev1.PodSpec{
 			RestartPolicy: corev1.RestartPolicyNever, Containers: []corev1.Container{{Name: "c", Image: "x"}}}}}})
 	if err != nil {
@@ -33,7 +33,7 @@ func TestTTLAfterFinished(t *testing.T) {
 	now := metav1.NewTime(finished)
 	j.Status = batchv1.JobStatus{StartTime: &now, CompletionTime: &now, Conditions: []batchv1.JobCondition{
 		{Type: batchv1.JobComplete, Status: corev1.ConditionTrue, LastTransitionTime: now}}}
-	if _, err := client.UpdateStatus(env.Ctx, env.Admin, j); err != nil {
+	if _, err := rest.UpdateStatus(env.Ctx, env.Admin, j); err != nil {
 		t.Fatal(err)
 	}
 	controllertest.Eventually(t, "finished job in cache", func() bool {
@@ -48,8 +48,8 @@ func TestTTLAfterFinished(t *testing.T) {
 	if _, err := c.processJob(env.Ctx, "default/done"); err != nil {
 		t.Fatal(err)
 	}
-	got, err := client.Get[batchv1.Job](env.Ctx, env.Admin, "default", "done")
-	if !client.IsNotFound(err) && (err != nil || got.DeletionTimestamp == nil) {
+	got, err := rest.Get[batchv1.Job](env.Ctx, env.Admin, "default", "done")
+	if !rest.IsNotFound(err) && (err != nil || got.DeletionTimestamp == nil) {
 		t.Fatalf("expired job not deleted: %v %+v", err, got)
 	}
 }

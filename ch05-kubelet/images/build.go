@@ -16,15 +16,16 @@ const (
 	Pause   = "registry.k8s.io/pause:3.10"
 	Busybox = "docker.io/library/busybox:latest"
 	Demo    = "kubik.local/demo:1.0"
+	KubeDNS = "kubik.local/kube-dns:1.0"
 )
 
 // BusyboxPath is Debian's statically linked busybox (package busybox-static).
 const BusyboxPath = "/bin/busybox"
 
-// Build writes pause.tar, busybox.tar and demo.tar into dir. The pause and
-// demo binaries are compiled with `go build` (static, CGO_ENABLED=0), so Build
-// runs inside the kubik module (the repository); busybox comes from
-// BusyboxPath.
+// Build writes pause.tar, busybox.tar, demo.tar and kube-dns.tar into dir.
+// The pause, demo and kube-dns (chapter 7's cluster DNS) binaries are
+// compiled with `go build` (static, CGO_ENABLED=0), so Build runs inside
+// the kubik module (the repository); busybox comes from BusyboxPath.
 func Build(dir string) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
@@ -43,6 +44,10 @@ func Build(dir string) error {
 	if err != nil {
 		return err
 	}
+	kubeDNS, err := goBuild("kubik/ch07-kube-proxy/cmd/kube-dns", tmp)
+	if err != nil {
+		return err
+	}
 	bb, err := busybox()
 	if err != nil {
 		return err
@@ -52,6 +57,8 @@ func Build(dir string) error {
 			Files: []File{{Path: "/pause", Mode: 0o755, Contents: pause}}},
 		"demo.tar": {Names: []string{Demo}, Entrypoint: []string{"/demo"},
 			Files: append(baseDirs(), File{Path: "/demo", Mode: 0o755, Contents: demo})},
+		"kube-dns.tar": {Names: []string{KubeDNS}, Entrypoint: []string{"/kube-dns"},
+			Files: append(baseDirs(), File{Path: "/kube-dns", Mode: 0o755, Contents: kubeDNS})},
 		"busybox.tar": {Names: []string{Busybox, "docker.io/library/busybox:1.35"}, Cmd: []string{"sh"}, Files: bb},
 	} {
 		var buf bytes.Buffer

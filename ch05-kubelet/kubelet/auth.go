@@ -23,7 +23,7 @@ import (
 	"kubik/ch01-apiserver/api/authenticationv1"
 	"kubik/ch01-apiserver/api/authorizationv1"
 	"kubik/ch01-apiserver/api/metav1"
-	"kubik/ch03-scheduler/client"
+	"kubik/ch03-scheduler/clientgo/rest"
 )
 
 // user is an authenticated caller.
@@ -145,5 +145,5 @@ func (k *Kubelet) review(ctx context.Context, path string, obj any) error {
 	if err != nil {
 		return err
 	}
-	return k.c.Do(ctx, client.Request{Method: http.MethodPost, Path: path, Body: body}, obj)
+	return k.c.Do(ctx, rest.Request{Method: http.MethodPost, Path: path, Body: body}, obj)
 }

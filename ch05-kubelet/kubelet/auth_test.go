@@ -15,7 +15,7 @@ import (
 	"kubik/ch01-apiserver/app"
 	"kubik/ch01-apiserver/pki"
 	"kubik/ch01-apiserver/storage"
-	"kubik/ch03-scheduler/client"
+	"kubik/ch03-scheduler/clientgo/rest"
 )
 
 func TestRequestAttributes(t *testing.T) {
@@ -62,7 +62,7 @@ func TestKubeletAuth(t *testing.T) {
 	if err := c.CA.WriteIdentityKubeconfig(kc, c.URL, pki.Node("node-1")); err != nil {
 		t.Fatal(err)
 	}
-	cl, err := client.New(kc, "kubelet-test")
+	cl, err := rest.New(kc, "kubelet-test")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -3,6 +3,7 @@ package kubelet
 import (
 	"context"
 	"fmt"
+	"kubik/ch04-controllers/record"
 	"path/filepath"
 	"strconv"
 	"time"
@@ -11,16 +12,15 @@ import (
 	cri "k8s.io/cri-api/pkg/apis/runtime/v1"
 
 	"kubik/ch01-apiserver/api/corev1"
-	"kubik/ch03-scheduler/client"
-	"kubik/ch03-scheduler/informer"
-	"kubik/ch04-controllers/controller"
+	"kubik/ch03-scheduler/clientgo/rest"
+	"kubik/ch03-scheduler/clientgo/tools/cache"
 )
 
 // event records an Event about container c of pod, as upstream's
 // recordContainerEvent: the involved object is the pod, its fieldPath
 // names the container (spec.containers{web}).
 func (k *Kubelet) event(pod *corev1.Pod, c corev1.Container, eventType, reason, format string, args ...any) {
-	ref := controller.RefFor(&pod.ObjectMeta, "v1", "Pod")
+	ref := record.RefFor(&pod.ObjectMeta, "v1", "Pod")
 	ref.FieldPath = "spec.containers{" + c.Name + "}"
 	for _, ic := range pod.Spec.InitContainers {
 		if ic.Name == c.Name {
@@ -85,7 +85,7 @@ func shouldRestart(policy corev1.RestartPolicy, exitCode int32) bool {
 func (k *Kubelet) startContainer(ctx context.Context, pod *corev1.Pod, c corev1.Container, sb *cri.PodSandbox,
 	obs observedPod, prev observedContainer, restart bool) bool {
 	key := pod.UID + "/" + c.Name
-	podKey := informer.MetaNamespaceKeyFunc(pod)
+	podKey := cache.MetaNamespaceKeyFunc(pod)
 	attempt := uint32(0)
 	if restart {
 		if k.crashBackoff.IsInBackOffSince(key, prev.FinishedAt) {
@@ -185,8 +185,8 @@ func (k *Kubelet) ensureImage(ctx context.Context, pod *corev1.Pod, c corev1.Con
 		k.mu.Lock()
 		k.pullErrs[key] = msg
 		k.mu.Unlock()
-		k.queue.AddAfter(informer.MetaNamespaceKeyFunc(pod), k.pullBackoff.Get(key))
-		k.log.Warn("image pull failed", "pod", informer.MetaNamespaceKeyFunc(pod), "image", c.Image, "err", err)
+		k.queue.AddAfter(cache.MetaNamespaceKeyFunc(pod), k.pullBackoff.Get(key))
+		k.log.Warn("image pull failed", "pod", cache.MetaNamespaceKeyFunc(pod), "image", c.Image, "err", err)
 		return &waiting{Reason: "ErrImagePull", Message: msg}
 	}
 	k.event(pod, c, corev1.EventTypeNormal, "Pulled", "Successfully pulled image %q in %v", c.Image, time.Since(start).Truncate(time.Millisecond))
@@ -281,9 +281,9 @@ func (k *Kubelet) containerEnv(ctx context.Context, pod *corev1.Pod, c corev1.Co
 	for _, from := range c.EnvFrom {
 		switch {
 		case from.ConfigMapRef != nil:
-			cm, err := client.Get[corev1.ConfigMap](ctx, k.c, pod.Namespace, from.ConfigMapRef.Name)
+			cm, err := rest.Get[corev1.ConfigMap](ctx, k.c, pod.Namespace, from.ConfigMapRef.Name)
 			if err != nil {
-				if isOptional(from.ConfigMapRef.Optional) && client.IsNotFound(err) {
+				if isOptional(from.ConfigMapRef.Optional) && rest.IsNotFound(err) {
 					continue
 				}
 				return nil, err
@@ -292,9 +292,9 @@ func (k *Kubelet) containerEnv(ctx context.Context, pod *corev1.Pod, c corev1.Co
 				set(from.Prefix+key, v)
 			}
 		case from.SecretRef != nil:
-			s, err := client.Get[corev1.Secret](ctx, k.c, pod.Namespace, from.SecretRef.Name)
+			s, err := rest.Get[corev1.Secret](ctx, k.c, pod.Namespace, from.SecretRef.Name)
 			if err != nil {
-				if isOptional(from.SecretRef.Optional) && client.IsNotFound(err) {
+				if isOptional(from.SecretRef.Optional) && rest.IsNotFound(err) {
 					continue
 				}
 				return nil, err
@@ -339,9 +339,9 @@ func (k *Kubelet) envValueFrom(ctx context.Context, pod *corev1.Pod, src *corev1
 		}
 	case src.ConfigMapKeyRef != nil:
 		ref := src.ConfigMapKeyRef
-		cm, err := client.Get[corev1.ConfigMap](ctx, k.c, pod.Namespace, ref.Name)
+		cm, err := rest.Get[corev1.ConfigMap](ctx, k.c, pod.Namespace, ref.Name)
 		if err != nil {
-			if isOptional(ref.Optional) && client.IsNotFound(err) {
+			if isOptional(ref.Optional) && rest.IsNotFound(err) {
 				return "", nil
 			}
 			return "", err
@@ -353,9 +353,9 @@ func (k *Kubelet) envValueFrom(ctx context.Context, pod *corev1.Pod, src *corev1
 		return v, nil
 	case src.SecretKeyRef != nil:
 		ref := src.SecretKeyRef
-		s, err := client.Get[corev1.Secret](ctx, k.c, pod.Namespace, ref.Name)
+		s, err := rest.Get[corev1.Secret](ctx, k.c, pod.Namespace, ref.Name)
 		if err != nil {
-			if isOptional(ref.Optional) && client.IsNotFound(err) {
+			if isOptional(ref.Optional) && rest.IsNotFound(err) {
 				return "", nil
 			}
 			return "", err

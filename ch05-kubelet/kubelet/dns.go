@@ -10,13 +10,13 @@ package kubelet
 import (
 	"bufio"
 	"fmt"
+	"kubik/ch04-controllers/record"
 	"os"
 	"strings"
 
 	cri "k8s.io/cri-api/pkg/apis/runtime/v1"
 
 	"kubik/ch01-apiserver/api/corev1"
-	"kubik/ch04-controllers/controller"
 )
 
 // The resolver's limits (upstream's validation.MaxDNSNameservers and
@@ -61,8 +61,8 @@ func (k *Kubelet) podDNS(pod *corev1.Pod) (*cri.DNSConfig, error) {
 		}
 		msg := fmt.Sprintf("kubelet does not have ClusterDNS IP configured and cannot create Pod using %q policy. Falling back to %q policy.",
 			corev1.DNSClusterFirst, corev1.DNSDefault)
-		k.rec.Eventf(controller.ObjectRef{Kind: "Node", Name: k.cfg.NodeName, UID: k.cfg.NodeName}, corev1.EventTypeWarning, "MissingClusterDNS", "%s", msg)
-		k.rec.Eventf(controller.RefFor(&pod.ObjectMeta, "v1", "Pod"), corev1.EventTypeWarning, "MissingClusterDNS", "pod: %q. %s", podRef(pod), msg)
+		k.rec.Eventf(record.ObjectRef{Kind: "Node", Name: k.cfg.NodeName, UID: k.cfg.NodeName}, corev1.EventTypeWarning, "MissingClusterDNS", "%s", msg)
+		k.rec.Eventf(record.RefFor(&pod.ObjectMeta, "v1", "Pod"), corev1.EventTypeWarning, "MissingClusterDNS", "pod: %q. %s", podRef(pod), msg)
 		k.hostDNS(dns)
 	}
 	if c := pod.Spec.DNSConfig; c != nil {
@@ -72,12 +72,12 @@ func (k *Kubelet) podDNS(pod *corev1.Pod) (*cri.DNSConfig, error) {
 	}
 	if len(dns.Servers) > maxDNSNameservers {
 		dns.Servers = dns.Servers[:maxDNSNameservers]
-		k.rec.Eventf(controller.RefFor(&pod.ObjectMeta, "v1", "Pod"), corev1.EventTypeWarning, "DNSConfigForming",
+		k.rec.Eventf(record.RefFor(&pod.ObjectMeta, "v1", "Pod"), corev1.EventTypeWarning, "DNSConfigForming",
 			"Nameserver limits were exceeded, some nameservers have been omitted, the applied nameserver line is: %s", strings.Join(dns.Servers, " "))
 	}
 	if len(dns.Searches) > maxDNSSearchPaths {
 		dns.Searches = dns.Searches[:maxDNSSearchPaths]
-		k.rec.Eventf(controller.RefFor(&pod.ObjectMeta, "v1", "Pod"), corev1.EventTypeWarning, "DNSConfigForming",
+		k.rec.Eventf(record.RefFor(&pod.ObjectMeta, "v1", "Pod"), corev1.EventTypeWarning, "DNSConfigForming",
 			"Search Line limits were exceeded, some search paths have been omitted, the applied search line is: %s", strings.Join(dns.Searches, " "))
 	}
 	return dns, nil

@@ -21,7 +21,7 @@ import (
 	cri "k8s.io/cri-api/pkg/apis/runtime/v1"
 
 	"kubik/ch01-apiserver/api/corev1"
-	"kubik/ch03-scheduler/client"
+	"kubik/ch03-scheduler/clientgo/rest"
 )
 
 // MappingFuncFor returns a mapping for Expand that looks a name up in each
@@ -132,7 +132,7 @@ func (k *Kubelet) serviceEnv(ctx context.Context, pod *corev1.Pod) (map[string]s
 	links := pod.Spec.EnableServiceLinks == nil || *pod.Spec.EnableServiceLinks
 	services := map[string]*corev1.Service{}
 	if links {
-		list, err := client.List[corev1.Service](ctx, k.c, pod.Namespace, client.ListOptions{})
+		list, err := rest.List[corev1.Service](ctx, k.c, pod.Namespace, rest.ListOptions{})
 		if err != nil {
 			return nil, fmt.Errorf("failed to list services when setting up env vars")
 		}
@@ -141,8 +141,8 @@ func (k *Kubelet) serviceEnv(ctx context.Context, pod *corev1.Pod) (map[string]s
 		}
 	}
 	if pod.Namespace != corev1.NamespaceDefault || !links {
-		master, err := client.Get[corev1.Service](ctx, k.c, corev1.NamespaceDefault, "kubernetes")
-		if err != nil && !client.IsNotFound(err) {
+		master, err := rest.Get[corev1.Service](ctx, k.c, corev1.NamespaceDefault, "kubernetes")
+		if err != nil && !rest.IsNotFound(err) {
 			return nil, fmt.Errorf("failed to list services when setting up env vars")
 		}
 		if err == nil {

@@ -38,6 +38,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"kubik/ch04-controllers/record"
+	workers "kubik/ch04-controllers/worker"
 	"log/slog"
 	"sync"
 	"time"
@@ -47,11 +49,10 @@ import (
 	cri "k8s.io/cri-api/pkg/apis/runtime/v1"
 
 	"kubik/ch01-apiserver/api/corev1"
-	"kubik/ch03-scheduler/client"
-	"kubik/ch03-scheduler/informer"
-	"kubik/ch03-scheduler/nodelease"
-	"kubik/ch03-scheduler/workqueue"
-	"kubik/ch04-controllers/controller"
+	"kubik/ch03-scheduler/clientgo/nodelease"
+	"kubik/ch03-scheduler/clientgo/rest"
+	"kubik/ch03-scheduler/clientgo/tools/cache"
+	"kubik/ch03-scheduler/clientgo/util/workqueue"
 )
 
 // Version is what the Node's nodeInfo.kubeletVersion says.
@@ -85,16 +86,16 @@ type Config struct {
 type Kubelet struct {
 	cfg   Config
 	log   *slog.Logger
-	c     *client.Client
+	c     *rest.Client
 	conn  *grpc.ClientConn
 	rt    cri.RuntimeServiceClient
 	img   cri.ImageServiceClient
-	pods  *informer.Informer[corev1.Pod, *corev1.Pod]
+	pods  *cache.Informer[corev1.Pod, *corev1.Pod]
 	queue *workqueue.RateLimitingQueue[string]
 
-	rec          *controller.Recorder // the Events kubectl describe pod shows: Pulled, Created, Started, BackOff, Killing ...
-	crashBackoff *Backoff             // per container: CrashLoopBackOff
-	pullBackoff  *Backoff             // per image and pod: ImagePullBackOff
+	rec          *record.Recorder // the Events kubectl describe pod shows: Pulled, Created, Started, BackOff, Killing ...
+	crashBackoff *Backoff         // per container: CrashLoopBackOff
+	pullBackoff  *Backoff         // per image and pod: ImagePullBackOff
 
 	// terminating are the pods being stopped in the background (a grace
 	// period may last 30 s; the sync worker must not wait for it).
@@ -122,7 +123,7 @@ func New(cfg Config) (*Kubelet, error) {
 		log = slog.New(slog.DiscardHandler)
 	}
 	log = log.With("component", "kubelet", "node", cfg.NodeName)
-	c, err := client.New(cfg.Kubeconfig, "kubelet/"+Version+" (linux/amd64) kubik")
+	c, err := rest.New(cfg.Kubeconfig, "kubelet/"+Version+" (linux/amd64) kubik")
 	if err != nil {
 		return nil, err
 	}
@@ -133,10 +134,10 @@ func New(cfg Config) (*Kubelet, error) {
 	k := &Kubelet{cfg: cfg, log: log, c: c, conn: conn,
 		rt: cri.NewRuntimeServiceClient(conn), img: cri.NewImageServiceClient(conn),
 		queue:        workqueue.NewRateLimiting(workqueue.DefaultControllerRateLimiter[string]()),
-		rec:          controller.NewRecorder(c, "kubelet", log),
+		rec:          record.NewRecorder(c, "kubelet", log),
 		crashBackoff: NewBackoff(), pullBackoff: NewBackoff(), waiting: map[string]map[string]waiting{}, pullErrs: map[string]string{}}
 	k.probes = newProbeManager(k.runInContainer, cfg.NetNS, k.event,
-		func(p *corev1.Pod) { k.queue.Add(informer.MetaNamespaceKeyFunc(p)) }, log)
+		func(p *corev1.Pod) { k.queue.Add(cache.MetaNamespaceKeyFunc(p)) }, log)
 	return k, nil
 }
 
@@ -153,14 +154,14 @@ func (k *Kubelet) Run(ctx context.Context) error {
 	if err := k.registerNode(ctx); err != nil {
 		return err
 	}
-	k.pods = informer.New[corev1.Pod](k.c, informer.Options{FieldSelector: "spec.nodeName=" + k.cfg.NodeName, Logger: k.log})
-	enqueue := func(p *corev1.Pod) { k.queue.Add(informer.MetaNamespaceKeyFunc(p)) }
-	k.pods.AddEventHandler(informer.ResourceEventHandlerFuncs[corev1.Pod]{
+	k.pods = cache.New[corev1.Pod](k.c, cache.Options{FieldSelector: "spec.nodeName=" + k.cfg.NodeName, Logger: k.log})
+	enqueue := func(p *corev1.Pod) { k.queue.Add(cache.MetaNamespaceKeyFunc(p)) }
+	k.pods.AddEventHandler(cache.ResourceEventHandlerFuncs[corev1.Pod]{
 		AddFunc: enqueue, UpdateFunc: func(_, p *corev1.Pod) { enqueue(p) }, DeleteFunc: enqueue,
 	})
 	go k.pods.Run(ctx)
 	go func() { <-ctx.Done(); k.queue.ShutDown() }()
-	if !informer.WaitForCacheSync(ctx, k.pods.HasSynced) {
+	if !cache.WaitForCacheSync(ctx, k.pods.HasSynced) {
 		return ctx.Err()
 	}
 	go k.rec.Run(ctx)
@@ -174,8 +175,8 @@ func (k *Kubelet) Run(ctx context.Context) error {
 	// `make bench-pods`: p99 7 s with 1 worker, 3.2 s with 8, 2.5 s with 32);
 	// the queue never hands one pod to two workers, so each pod is still
 	// synced by one goroutine at a time, as with upstream's pod workers.
-	controller.RunWorkers(ctx, k.queue, syncWorkers, func(ctx context.Context) bool {
-		return controller.ProcessNextWorkItem(ctx, k.queue, controller.SyncErr(k.syncPod), k.log, "pod")
+	workers.RunWorkers(ctx, k.queue, syncWorkers, func(ctx context.Context) bool {
+		return workers.ProcessNextWorkItem(ctx, k.queue, workers.SyncErr(k.syncPod), k.log, "pod")
 	})
 	return nil
 }
@@ -222,7 +223,7 @@ func (k *Kubelet) housekeeping(ctx context.Context) {
 		case <-t.C:
 		}
 		for _, p := range k.pods.GetStore().List() {
-			k.queue.Add(informer.MetaNamespaceKeyFunc(p))
+			k.queue.Add(cache.MetaNamespaceKeyFunc(p))
 		}
 		k.removeOrphans(ctx)
 		k.cleanupOrphanedPodDirs(ctx, false)

@@ -18,7 +18,7 @@ import (
 	cri "k8s.io/cri-api/pkg/apis/runtime/v1"
 
 	"kubik/ch01-apiserver/api/corev1"
-	"kubik/ch03-scheduler/informer"
+	"kubik/ch03-scheduler/clientgo/tools/cache"
 )
 
 // containerKillReason is why the kubelet kills a container: it picks the
@@ -188,7 +188,7 @@ func (k *Kubelet) killUnhealthy(ctx context.Context, pod *corev1.Pod, obs observ
 			if err := k.killContainer(ctx, pod, c, cur.ID, message, reason); err != nil && ctx.Err() == nil {
 				k.log.Warn("cannot kill unhealthy container", "pod", pod.Namespace+"/"+pod.Name, "container", c.Name, "err", err)
 			}
-			k.queue.Add(informer.MetaNamespaceKeyFunc(pod))
+			k.queue.Add(cache.MetaNamespaceKeyFunc(pod))
 		}()
 	}
 }

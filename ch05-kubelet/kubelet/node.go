@@ -16,7 +16,7 @@ import (
 	"kubik/ch01-apiserver/api/corev1"
 	"kubik/ch01-apiserver/api/metav1"
 	"kubik/ch01-apiserver/api/resource"
-	"kubik/ch03-scheduler/client"
+	"kubik/ch03-scheduler/clientgo/rest"
 )
 
 // registerNode creates the Node (or, after a restart, takes over the one
@@ -34,8 +34,8 @@ func (k *Kubelet) registerNode(ctx context.Context) error {
 	}
 	backoff := 200 * time.Millisecond
 	for {
-		_, err := client.Create(ctx, k.c, node)
-		if err == nil || client.IsAlreadyExists(err) {
+		_, err := rest.Create(ctx, k.c, node)
+		if err == nil || rest.IsAlreadyExists(err) {
 			if err = k.updateNodeStatus(ctx); err == nil {
 				k.log.Info("node registered", "nodeIP", k.cfg.NodeIP, "podCIDR", k.cfg.PodCIDR, "runtime", k.runtime)
 				return nil
@@ -52,13 +52,13 @@ func (k *Kubelet) registerNode(ctx context.Context) error {
 }
 
 func (k *Kubelet) updateNodeStatus(ctx context.Context) error {
-	cur, err := client.Get[corev1.Node](ctx, k.c, "", k.cfg.NodeName)
+	cur, err := rest.Get[corev1.Node](ctx, k.c, "", k.cfg.NodeName)
 	if err != nil {
 		return err
 	}
 	ready, why := k.runtimeReady(ctx)
 	cur.Status = k.nodeStatus(cur.Status, ready, why, metav1.Now())
-	_, err = client.UpdateStatus(ctx, k.c, cur)
+	_, err = rest.UpdateStatus(ctx, k.c, cur)
 	return err
 }
 

@@ -14,8 +14,8 @@ import (
 
 	"kubik/ch01-apiserver/api/corev1"
 	"kubik/ch01-apiserver/api/metav1"
-	"kubik/ch03-scheduler/client"
-	"kubik/ch03-scheduler/informer"
+	"kubik/ch03-scheduler/clientgo/rest"
+	"kubik/ch03-scheduler/clientgo/tools/cache"
 )
 
 // The labels the kubelet puts on sandboxes and containers (upstream's
@@ -31,7 +31,7 @@ const (
 // syncPod brings one pod's containers to what its spec and phase want and
 // writes its status.
 func (k *Kubelet) syncPod(ctx context.Context, key string) error {
-	ns, name := informer.SplitMetaNamespaceKey(key)
+	ns, name := cache.SplitMetaNamespaceKey(key)
 	pod, ok := k.podToSync(ctx, ns, name) // a static pod, or the apiserver's
 	if !ok {
 		return nil // gone: housekeeping removes what is left
@@ -96,8 +96,8 @@ func (k *Kubelet) writeStatus(ctx context.Context, pod *corev1.Pod, st corev1.Po
 	}
 	p := *pod // the informer's object must not change
 	p.Status = st
-	if _, err := client.UpdateStatus(ctx, k.c, &p); err != nil {
-		if client.IsNotFound(err) || client.IsConflict(err) {
+	if _, err := rest.UpdateStatus(ctx, k.c, &p); err != nil {
+		if rest.IsNotFound(err) || rest.IsConflict(err) {
 			return nil // gone, or a newer version is on its way through the informer
 		}
 		return err

@@ -37,8 +37,8 @@ import (
 	"kubik/ch01-apiserver/api/metav1"
 	"kubik/ch01-apiserver/apiserver/defaults"
 	"kubik/ch01-apiserver/apiserver/serializer"
-	"kubik/ch03-scheduler/client"
-	"kubik/ch03-scheduler/informer"
+	"kubik/ch03-scheduler/clientgo/rest"
+	"kubik/ch03-scheduler/clientgo/tools/cache"
 )
 
 // The annotations of static and mirror pods (upstream's pkg/kubelet/types).
@@ -270,7 +270,7 @@ func (k *Kubelet) refreshStaticPods(ctx context.Context) {
 	next := map[string]*corev1.Pod{}
 	var stop []*corev1.Pod
 	for _, p := range pods {
-		key := informer.MetaNamespaceKeyFunc(p)
+		key := cache.MetaNamespaceKeyFunc(p)
 		old := s.pods[key]
 		if old != nil && old.UID == p.UID {
 			next[key] = old // unchanged: keep its config.seen
@@ -290,14 +290,14 @@ func (k *Kubelet) refreshStaticPods(ctx context.Context) {
 	s.pods = next
 	s.mu.Unlock()
 	for _, p := range stop {
-		k.log.Info("static pod removed or changed: stopping it", "pod", informer.MetaNamespaceKeyFunc(p), "uid", p.UID)
+		k.log.Info("static pod removed or changed: stopping it", "pod", cache.MetaNamespaceKeyFunc(p), "uid", p.UID)
 		k.startTermination(ctx, p)
 	}
 	for key := range next {
 		k.queue.Add(key)
 	}
 	for _, p := range stop {
-		k.queue.Add(informer.MetaNamespaceKeyFunc(p))
+		k.queue.Add(cache.MetaNamespaceKeyFunc(p))
 	}
 }
 
@@ -386,7 +386,7 @@ func (k *Kubelet) writeMirrorStatus(ctx context.Context, pod *corev1.Pod, st cor
 	}
 	m := *mirror
 	m.Status = st
-	if _, err := client.UpdateStatus(ctx, k.c, &m); err != nil && !client.IsNotFound(err) && !client.IsConflict(err) {
+	if _, err := rest.UpdateStatus(ctx, k.c, &m); err != nil && !rest.IsNotFound(err) && !rest.IsConflict(err) {
 		return err
 	}
 	if mirror.Status.Phase != st.Phase {
@@ -400,7 +400,7 @@ func (k *Kubelet) writeMirrorStatus(ctx context.Context, pod *corev1.Pod, st cor
 // NodeRestriction admission plugin requires both). The apiserver gives
 // the mirror a UID of its own.
 func (k *Kubelet) createMirrorPod(ctx context.Context, pod *corev1.Pod) error {
-	node, err := client.Get[corev1.Node](ctx, k.c, "", k.cfg.NodeName)
+	node, err := rest.Get[corev1.Node](ctx, k.c, "", k.cfg.NodeName)
 	if err != nil {
 		return fmt.Errorf("failed to get node UID: %w", err)
 	}
@@ -414,8 +414,8 @@ func (k *Kubelet) createMirrorPod(ctx context.Context, pod *corev1.Pod) error {
 	m.Annotations[ConfigMirrorAnnotationKey] = hash
 	controller := true
 	m.OwnerReferences = []metav1.OwnerReference{{APIVersion: "v1", Kind: "Node", Name: node.Name, UID: node.UID, Controller: &controller}}
-	if _, err := client.Create(ctx, k.c, &m); err != nil {
-		if client.IsAlreadyExists(err) {
+	if _, err := rest.Create(ctx, k.c, &m); err != nil {
+		if rest.IsAlreadyExists(err) {
 			return nil // ours, on its way through the informer; or an old one the next sync replaces
 		}
 		return err
@@ -428,9 +428,9 @@ func (k *Kubelet) createMirrorPod(ctx context.Context, pod *corev1.Pod) error {
 // this very mirror (a UID precondition).
 func (k *Kubelet) deleteMirrorPod(ctx context.Context, mirror *corev1.Pod) {
 	zero, uid := int64(0), mirror.UID
-	err := client.Delete[corev1.Pod](ctx, k.c, mirror.Namespace, mirror.Name, &metav1.DeleteOptions{GracePeriodSeconds: &zero,
+	err := rest.Delete[corev1.Pod](ctx, k.c, mirror.Namespace, mirror.Name, &metav1.DeleteOptions{GracePeriodSeconds: &zero,
 		Preconditions: &metav1.Preconditions{UID: &uid}})
-	if err != nil && !client.IsNotFound(err) && !client.IsConflict(err) {
+	if err != nil && !rest.IsNotFound(err) && !rest.IsConflict(err) {
 		k.log.Warn("failed deleting a mirror pod", "pod", mirror.Namespace+"/"+mirror.Name, "err", err)
 		return
 	}

@@ -12,7 +12,7 @@ import (
 
 	"kubik/ch01-apiserver/api/corev1"
 	"kubik/ch01-apiserver/api/metav1"
-	"kubik/ch03-scheduler/client"
+	"kubik/ch03-scheduler/clientgo/rest"
 )
 
 // startTermination stops the pod in the background: its containers with
@@ -45,9 +45,9 @@ func (k *Kubelet) startTermination(ctx context.Context, pod *corev1.Pod) {
 			return
 		}
 		zero, uid := int64(0), pod.UID
-		err := client.Delete[corev1.Pod](ctx, k.c, pod.Namespace, pod.Name, &metav1.DeleteOptions{GracePeriodSeconds: &zero,
+		err := rest.Delete[corev1.Pod](ctx, k.c, pod.Namespace, pod.Name, &metav1.DeleteOptions{GracePeriodSeconds: &zero,
 			Preconditions: &metav1.Preconditions{UID: &uid}})
-		if err != nil && !client.IsNotFound(err) && !client.IsConflict(err) {
+		if err != nil && !rest.IsNotFound(err) && !rest.IsConflict(err) {
 			k.log.Warn("final delete failed; retrying", "pod", key, "err", err)
 			k.queue.AddAfter(key, time.Second)
 			return

@@ -8,7 +8,7 @@ import (
 	"kubik/ch01-apiserver/api/authenticationv1"
 	"kubik/ch01-apiserver/api/corev1"
 	"kubik/ch01-apiserver/api/metav1"
-	"kubik/ch03-scheduler/client"
+	"kubik/ch03-scheduler/clientgo/rest"
 )
 
 // What the volumes read from the apiserver: ConfigMaps, Secrets,
@@ -18,8 +18,8 @@ import (
 // getConfigMap reads a ConfigMap; a missing one is an empty one when
 // optional, else upstream's message: configmap "x" not found.
 func (k *Kubelet) getConfigMap(ctx context.Context, namespace, name string, optional bool) (*corev1.ConfigMap, error) {
-	cm, err := client.Get[corev1.ConfigMap](ctx, k.c, namespace, name)
-	if client.IsNotFound(err) {
+	cm, err := rest.Get[corev1.ConfigMap](ctx, k.c, namespace, name)
+	if rest.IsNotFound(err) {
 		if optional {
 			return &corev1.ConfigMap{}, nil
 		}
@@ -30,8 +30,8 @@ func (k *Kubelet) getConfigMap(ctx context.Context, namespace, name string, opti
 
 // getSecret is getConfigMap for a Secret: secret "x" not found.
 func (k *Kubelet) getSecret(ctx context.Context, namespace, name string, optional bool) (*corev1.Secret, error) {
-	s, err := client.Get[corev1.Secret](ctx, k.c, namespace, name)
-	if client.IsNotFound(err) {
+	s, err := rest.Get[corev1.Secret](ctx, k.c, namespace, name)
+	if rest.IsNotFound(err) {
 		if optional {
 			return &corev1.Secret{}, nil
 		}
@@ -103,7 +103,7 @@ func (k *Kubelet) pvcVolume(ctx context.Context, pod *corev1.Pod, src *corev1.Pe
 	fail := func(err error) (mountedVolume, error) {
 		return mountedVolume{}, fmt.Errorf("error processing PVC %s/%s: %v", pod.Namespace, src.ClaimName, err)
 	}
-	pvc, err := client.Get[corev1.PersistentVolumeClaim](ctx, k.c, pod.Namespace, src.ClaimName)
+	pvc, err := rest.Get[corev1.PersistentVolumeClaim](ctx, k.c, pod.Namespace, src.ClaimName)
 	if err != nil {
 		return fail(fmt.Errorf("failed to fetch PVC from API server: %v", err))
 	}
@@ -113,7 +113,7 @@ func (k *Kubelet) pvcVolume(ctx context.Context, pod *corev1.Pod, src *corev1.Pe
 	if pvc.Spec.VolumeName == "" {
 		return fail(errors.New("PVC has empty pvc.Spec.VolumeName"))
 	}
-	pv, err := client.Get[corev1.PersistentVolume](ctx, k.c, "", pvc.Spec.VolumeName)
+	pv, err := rest.Get[corev1.PersistentVolume](ctx, k.c, "", pvc.Spec.VolumeName)
 	if err != nil {
 		return fail(fmt.Errorf("failed to fetch PV %s from API server: %v", pvc.Spec.VolumeName, err))
 	}

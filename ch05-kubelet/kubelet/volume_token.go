@@ -10,7 +10,7 @@ import (
 
 	"kubik/ch01-apiserver/api/authenticationv1"
 	"kubik/ch01-apiserver/api/corev1"
-	"kubik/ch03-scheduler/client"
+	"kubik/ch03-scheduler/clientgo/rest"
 )
 
 // tokenManager is upstream's pkg/kubelet/token: the service-account
@@ -37,11 +37,11 @@ const (
 	tokenMaxJitter = 10 * time.Second
 )
 
-func newTokenManager(c *client.Client) *tokenManager {
+func newTokenManager(c *rest.Client) *tokenManager {
 	return &tokenManager{
 		request: func(ctx context.Context, namespace, name string, tr *authenticationv1.TokenRequest) (*authenticationv1.TokenRequest, error) {
 			out := &authenticationv1.TokenRequest{}
-			err := client.CreateSubresource[corev1.ServiceAccount](ctx, c, namespace, name, "token", tr, out)
+			err := rest.CreateSubresource[corev1.ServiceAccount](ctx, c, namespace, name, "token", tr, out)
 			return out, err
 		},
 		now:    time.Now,

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"kubik/ch04-controllers/record"
 	"os"
 	"path/filepath"
 	"strings"
@@ -13,7 +14,6 @@ import (
 
 	"kubik/ch01-apiserver/api/corev1"
 	"kubik/ch01-apiserver/api/resource"
-	"kubik/ch04-controllers/controller"
 )
 
 // The kubelet's volume manager, simplified from upstream's
@@ -187,7 +187,7 @@ func (k *Kubelet) mountFailed(key string) {
 
 // podEvent records an Event about the pod itself (no container).
 func (k *Kubelet) podEvent(pod *corev1.Pod, eventType, reason, format string, args ...any) {
-	k.rec.Eventf(controller.RefFor(&pod.ObjectMeta, "v1", "Pod"), eventType, reason, format, args...)
+	k.rec.Eventf(record.RefFor(&pod.ObjectMeta, "v1", "Pod"), eventType, reason, format, args...)
 }
 
 // setUpVolume is the volume plugins' SetUp: what is read from the

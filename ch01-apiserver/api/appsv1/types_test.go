@@ -6,7 +6,7 @@ import (
 	"reflect"
 	"testing"
 
-	"kubik/ch01-apiserver/api/apitest"
+	"kubik/internal/apitest"
 )
 
 // roundTrip decodes a real server's JSON strictly into v, encodes it again and

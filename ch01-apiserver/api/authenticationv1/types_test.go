@@ -3,7 +3,7 @@ package authenticationv1
 import (
 	"testing"
 
-	"kubik/ch01-apiserver/api/apitest"
+	"kubik/internal/apitest"
 )
 
 // The answer to "kubectl auth whoami".

@@ -3,7 +3,7 @@ package authorizationv1
 import (
 	"testing"
 
-	"kubik/ch01-apiserver/api/apitest"
+	"kubik/internal/apitest"
 )
 
 // What "kubectl auth can-i list pods" gets back.

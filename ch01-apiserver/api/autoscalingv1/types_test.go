@@ -4,7 +4,7 @@ import (
 	"os"
 	"testing"
 
-	"kubik/ch01-apiserver/api/apitest"
+	"kubik/internal/apitest"
 )
 
 func TestScaleRoundTrip(t *testing.T) {

@@ -3,7 +3,7 @@ package batchv1
 import (
 	"testing"
 
-	"kubik/ch01-apiserver/api/apitest"
+	"kubik/internal/apitest"
 )
 
 // A finished Job as a 1.33 server returns it.

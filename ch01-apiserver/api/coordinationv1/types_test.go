@@ -3,7 +3,7 @@ package coordinationv1
 import (
 	"testing"
 
-	"kubik/ch01-apiserver/api/apitest"
+	"kubik/internal/apitest"
 )
 
 // A node heartbeat lease as a real server returns it.

@@ -6,8 +6,8 @@ import (
 	"os"
 	"testing"
 
-	"kubik/ch01-apiserver/api/apitest"
 	"kubik/ch01-apiserver/api/metav1"
+	"kubik/internal/apitest"
 )
 
 // Every top-level kind gets metav1.Object through its embedded TypeMeta and ObjectMeta.

@@ -3,7 +3,7 @@ package discoveryv1
 import (
 	"testing"
 
-	"kubik/ch01-apiserver/api/apitest"
+	"kubik/internal/apitest"
 )
 
 // EndpointSlices as the EndpointSlice controller writes them.

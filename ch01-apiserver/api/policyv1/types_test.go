@@ -3,7 +3,7 @@ package policyv1
 import (
 	"testing"
 
-	"kubik/ch01-apiserver/api/apitest"
+	"kubik/internal/apitest"
 )
 
 const pdb = `{"kind":"PodDisruptionBudget","apiVersion":"policy/v1",

@@ -3,7 +3,7 @@ package rbacv1
 import (
 	"testing"
 
-	"kubik/ch01-apiserver/api/apitest"
+	"kubik/internal/apitest"
 )
 
 const clusterAdmin = `{"kind":"ClusterRole","apiVersion":"rbac.authorization.k8s.io/v1",

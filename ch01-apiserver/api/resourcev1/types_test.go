@@ -4,7 +4,7 @@ import (
 	"bytes"
 	"testing"
 
-	"kubik/ch01-apiserver/api/apitest"
+	"kubik/internal/apitest"
 )
 
 const gpuClass = `{"kind":"DeviceClass","apiVersion":"resource.k8s.io/v1",

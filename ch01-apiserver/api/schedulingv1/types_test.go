@@ -3,7 +3,7 @@ package schedulingv1
 import (
 	"testing"
 
-	"kubik/ch01-apiserver/api/apitest"
+	"kubik/internal/apitest"
 )
 
 const nodeCritical = `{"kind":"PriorityClass","apiVersion":"scheduling.k8s.io/v1",

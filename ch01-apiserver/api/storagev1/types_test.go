@@ -3,7 +3,7 @@ package storagev1
 import (
 	"testing"
 
-	"kubik/ch01-apiserver/api/apitest"
+	"kubik/internal/apitest"
 )
 
 // The documents below are what a 1.35 apiserver returns, defaults applied.

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"kubik/ch01-apiserver/api/corev1"
+	"kubik/ch01-apiserver/api/metav1"
 	"kubik/ch01-apiserver/apiserver/validation/field"
 )
 
@@ -61,7 +62,7 @@ func validatePodUpdate(pod, old *corev1.Pod) field.ErrorList {
 
 	// Put the allowed changes back to their old values; whatever differs
 	// after that is a forbidden change.
-	munged := deepCopySpec(&pod.Spec)
+	munged := metav1.DeepCopy(&pod.Spec)
 	for i := range munged.Containers {
 		munged.Containers[i].Image = old.Spec.Containers[i].Image
 	}
@@ -84,13 +85,6 @@ func validatePodUpdate(pod, old *corev1.Pod) field.ErrorList {
 			strings.Join(updatablePodSpecFields, ","), specDiff(&old.Spec, munged))))
 	}
 	return errs
-}
-
-func deepCopySpec(s *corev1.PodSpec) *corev1.PodSpec {
-	b, _ := json.Marshal(s)
-	var c corev1.PodSpec
-	_ = json.Unmarshal(b, &c)
-	return &c
 }
 
 // specDiff is a short "-old +new" listing of the changed top-level fields.

@@ -41,9 +41,9 @@ import (
 	"kubik/ch01-apiserver/app"
 	"kubik/ch01-apiserver/pki"
 	"kubik/ch01-apiserver/storage"
-	"kubik/ch01-apiserver/testenv"
 	"kubik/ch02-etcd-store/cacher"
 	"kubik/ch02-etcd-store/etcdstore"
+	"kubik/internal/testenv"
 )
 
 var (

@@ -13,8 +13,8 @@ import (
 	"time"
 
 	"kubik/ch01-apiserver/pki"
-	"kubik/ch01-apiserver/testenv"
-	"kubik/ch03-scheduler/client"
+	"kubik/ch03-scheduler/clientgo/rest"
+	"kubik/internal/testenv"
 )
 
 // --- etcd and the apiservers ------------------------------------------------
@@ -142,12 +142,12 @@ func waitReady(ctx context.Context, p *testenv.Proc, url, adminKubeconfig string
 	}
 }
 
-func getStatus(ctx context.Context, c *client.Client, path string) (int, error) {
-	err := c.Do(ctx, client.Request{Method: http.MethodGet, Path: path}, nil)
+func getStatus(ctx context.Context, c *rest.Client, path string) (int, error) {
+	err := c.Do(ctx, rest.Request{Method: http.MethodGet, Path: path}, nil)
 	if err == nil {
 		return http.StatusOK, nil
 	}
-	var se *client.StatusError
+	var se *rest.StatusError
 	if errors.As(err, &se) {
 		return int(se.ErrStatus.Code), nil
 	}
@@ -156,12 +156,12 @@ func getStatus(ctx context.Context, c *client.Client, path string) (int, error) 
 
 // newClient is an unthrottled client (no client-side rate limit) for the
 // benchmark's own requests.
-func newClient(kubeconfig, userAgent string) (*client.Client, error) {
+func newClient(kubeconfig, userAgent string) (*rest.Client, error) {
 	k, err := pki.LoadKubeconfig(kubeconfig)
 	if err != nil {
 		return nil, err
 	}
-	return client.NewForConfig(client.Config{Kubeconfig: k, UserAgent: userAgent, QPS: -1, Timeout: time.Minute})
+	return rest.NewForConfig(rest.Config{Kubeconfig: k, UserAgent: userAgent, QPS: -1, Timeout: time.Minute})
 }
 
 // --- what upstream's kube-scheduler needs ------------------------------------
@@ -181,7 +181,7 @@ var upstreamSchedulerResources = []struct{ groupVersion, resource string }{
 
 // missingForUpstreamScheduler lists the resources of
 // upstreamSchedulerResources the apiserver does not serve (by discovery).
-func missingForUpstreamScheduler(ctx context.Context, c *client.Client) ([]string, error) {
+func missingForUpstreamScheduler(ctx context.Context, c *rest.Client) ([]string, error) {
 	served := map[string]map[string]bool{}
 	var missing []string
 	for _, r := range upstreamSchedulerResources {
@@ -196,8 +196,8 @@ func missingForUpstreamScheduler(ctx context.Context, c *client.Client) ([]strin
 					Name string `json:"name"`
 				} `json:"resources"`
 			}
-			err := c.Do(ctx, client.Request{Method: http.MethodGet, Path: path}, &list)
-			if err != nil && !client.IsNotFound(err) {
+			err := c.Do(ctx, rest.Request{Method: http.MethodGet, Path: path}, &list)
+			if err != nil && !rest.IsNotFound(err) {
 				return nil, err
 			}
 			for _, res := range list.Resources {

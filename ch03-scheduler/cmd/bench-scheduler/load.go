@@ -13,8 +13,8 @@ import (
 	"kubik/ch01-apiserver/api/metav1"
 	"kubik/ch01-apiserver/api/resource"
 	"kubik/ch01-apiserver/api/scheme"
-	"kubik/ch01-apiserver/testenv"
-	"kubik/ch03-scheduler/client"
+	"kubik/ch03-scheduler/clientgo/rest"
+	"kubik/internal/testenv"
 )
 
 const (
@@ -51,15 +51,15 @@ func parallel(n, workers int, f func(i int) error) error {
 // setupNamespace creates the namespace of the pods and its default
 // ServiceAccount (no controller manager runs), and kube-node-lease in case
 // the apiserver has not made it yet.
-func setupNamespace(ctx context.Context, c *client.Client) error {
+func setupNamespace(ctx context.Context, c *rest.Client) error {
 	for _, ns := range []string{benchNamespace, corev1.NamespaceNodeLease} {
-		_, err := client.Create(ctx, c, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}})
-		if err != nil && !client.IsAlreadyExists(err) {
+		_, err := rest.Create(ctx, c, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}})
+		if err != nil && !rest.IsAlreadyExists(err) {
 			return err
 		}
 	}
-	_, err := client.Create(ctx, c, &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Name: "default", Namespace: benchNamespace}})
-	if err != nil && !client.IsAlreadyExists(err) {
+	_, err := rest.Create(ctx, c, &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Name: "default", Namespace: benchNamespace}})
+	if err != nil && !rest.IsAlreadyExists(err) {
 		return err
 	}
 	return nil
@@ -84,7 +84,7 @@ func nodeName(i int) string { return fmt.Sprintf("node-%05d", i) }
 // createNodes creates n Ready, untainted Nodes (as the administrator: no
 // kubelet runs) and their Leases in kube-node-lease; it returns the Leases.
 // Their status is never updated: nothing watches heartbeats here.
-func createNodes(ctx context.Context, c *client.Client, n int, capacity corev1.ResourceList) ([]*coordinationv1.Lease, error) {
+func createNodes(ctx context.Context, c *rest.Client, n int, capacity corev1.ResourceList) ([]*coordinationv1.Lease, error) {
 	leases := make([]*coordinationv1.Lease, n)
 	err := parallel(n, 16, func(i int) error {
 		name := nodeName(i)
@@ -104,7 +104,7 @@ func createNodes(ctx context.Context, c *client.Client, n int, capacity corev1.R
 				{Type: corev1.NodeHostName, Address: name}},
 			NodeInfo: corev1.NodeSystemInfo{KubeletVersion: "v1.35.4", OperatingSystem: "linux", Architecture: "amd64"},
 		}
-		node, err := client.Create(ctx, c, &corev1.Node{
+		node, err := rest.Create(ctx, c, &corev1.Node{
 			ObjectMeta: metav1.ObjectMeta{Name: name, Labels: map[string]string{
 				corev1.LabelHostname: name, corev1.LabelOSStable: "linux", corev1.LabelArchStable: "amd64"}},
 			Status: status,
@@ -117,18 +117,18 @@ func createNodes(ctx context.Context, c *client.Client, n int, capacity corev1.R
 		// remove it from a Ready node. None runs here: remove it.
 		if len(node.Spec.Taints) > 0 {
 			node.Spec.Taints = nil
-			if node, err = client.Update(ctx, c, node); err != nil {
+			if node, err = rest.Update(ctx, c, node); err != nil {
 				return fmt.Errorf("node %s: removing the not-ready taint: %w", name, err)
 			}
 		}
 		if len(node.Status.Allocatable) == 0 { // the apiserver dropped the status on create
 			node.Status = status
-			if _, err := client.UpdateStatus(ctx, c, node); err != nil {
+			if _, err := rest.UpdateStatus(ctx, c, node); err != nil {
 				return fmt.Errorf("node %s status: %w", name, err)
 			}
 		}
 		holder, dur, renew := name, int32(leaseDurationSeconds), metav1.NowMicro()
-		lease, err := client.Create(ctx, c, &coordinationv1.Lease{
+		lease, err := rest.Create(ctx, c, &coordinationv1.Lease{
 			ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: corev1.NamespaceNodeLease,
 				OwnerReferences: []metav1.OwnerReference{{APIVersion: "v1", Kind: "Node", Name: name, UID: node.UID}}},
 			Spec: coordinationv1.LeaseSpec{HolderIdentity: &holder, LeaseDurationSeconds: &dur, RenewTime: &renew},
@@ -152,7 +152,7 @@ type leaseRenewer struct {
 	done             chan struct{}
 }
 
-func renewLeases(ctx context.Context, c *client.Client, leases []*coordinationv1.Lease) *leaseRenewer {
+func renewLeases(ctx context.Context, c *rest.Client, leases []*coordinationv1.Lease) *leaseRenewer {
 	r := &leaseRenewer{done: make(chan struct{})}
 	go func() {
 		defer close(r.done)
@@ -170,11 +170,11 @@ func renewLeases(ctx context.Context, c *client.Client, leases []*coordinationv1
 				}
 				now := metav1.NowMicro()
 				l.Spec.RenewTime = &now
-				nl, err := client.Update(ctx, c, l)
-				if client.IsConflict(err) {
-					if nl, err = client.Get[coordinationv1.Lease](ctx, c, l.Namespace, l.Name); err == nil {
+				nl, err := rest.Update(ctx, c, l)
+				if rest.IsConflict(err) {
+					if nl, err = rest.Get[coordinationv1.Lease](ctx, c, l.Namespace, l.Name); err == nil {
 						nl.Spec.RenewTime = &now
-						nl, err = client.Update(ctx, c, nl)
+						nl, err = rest.Update(ctx, c, nl)
 					}
 				}
 				if err != nil {
@@ -210,9 +210,9 @@ func benchPod(name string) *corev1.Pod {
 }
 
 // createPods creates pods prefix-00000 … with 16 clients.
-func createPods(ctx context.Context, c *client.Client, prefix string, n int) error {
+func createPods(ctx context.Context, c *rest.Client, prefix string, n int) error {
 	return parallel(n, 16, func(i int) error {
-		_, err := client.Create(ctx, c, benchPod(fmt.Sprintf("%s-%05d", prefix, i)))
+		_, err := rest.Create(ctx, c, benchPod(fmt.Sprintf("%s-%05d", prefix, i)))
 		return err
 	})
 }
@@ -220,7 +220,7 @@ func createPods(ctx context.Context, c *client.Client, prefix string, n int) err
 // createPodsAtRate creates n pods prefix-00000 … at rate pods per second
 // (each in its own goroutine, so a slow answer does not hold up the pace)
 // and returns when each POST was sent, by pod name.
-func createPodsAtRate(ctx context.Context, c *client.Client, prefix string, n int, rate float64) (map[string]time.Time, error) {
+func createPodsAtRate(ctx context.Context, c *rest.Client, prefix string, n int, rate float64) (map[string]time.Time, error) {
 	sent := make(map[string]time.Time, n)
 	var mu sync.Mutex
 	var wg sync.WaitGroup
@@ -239,7 +239,7 @@ func createPodsAtRate(ctx context.Context, c *client.Client, prefix string, n in
 			mu.Lock()
 			sent[name] = t
 			mu.Unlock()
-			if _, err := client.Create(ctx, c, benchPod(name)); err != nil {
+			if _, err := rest.Create(ctx, c, benchPod(name)); err != nil {
 				errc <- err
 			}
 		})
@@ -284,15 +284,15 @@ func (p *boundPod) GetObjectMeta() *metav1.ObjectMeta { return &p.meta }
 // watchBindings starts watching the pods of the benchmark's namespace from
 // the current resourceVersion, until ctx ends; a watch the server ends is
 // resumed where it stopped.
-func watchBindings(ctx context.Context, c *client.Client) (*bindWatcher, error) {
-	list, err := client.List[corev1.Pod](ctx, c, benchNamespace, client.ListOptions{Limit: 1})
+func watchBindings(ctx context.Context, c *rest.Client) (*bindWatcher, error) {
+	list, err := rest.List[corev1.Pod](ctx, c, benchNamespace, rest.ListOptions{Limit: 1})
 	if err != nil {
 		return nil, err
 	}
 	bw := &bindWatcher{bound: map[string]binding{}}
 	rv := list.ResourceVersion
 	podsResource := scheme.Lookup("", "v1", "pods")
-	w, err := client.WatchResource[boundPod](ctx, c, podsResource, benchNamespace, client.ListOptions{ResourceVersion: rv})
+	w, err := rest.WatchResource[boundPod](ctx, c, podsResource, benchNamespace, rest.ListOptions{ResourceVersion: rv})
 	if err != nil {
 		return nil, err
 	}
@@ -324,7 +324,7 @@ func watchBindings(ctx context.Context, c *client.Client) (*bindWatcher, error) 
 			if ctx.Err() != nil {
 				return
 			}
-			if w, err = client.WatchResource[boundPod](ctx, c, podsResource, benchNamespace, client.ListOptions{ResourceVersion: rv}); err != nil {
+			if w, err = rest.WatchResource[boundPod](ctx, c, podsResource, benchNamespace, rest.ListOptions{ResourceVersion: rv}); err != nil {
 				bw.mu.Lock()
 				bw.err = fmt.Errorf("re-watch: %w", err)
 				bw.mu.Unlock()

@@ -47,7 +47,7 @@ import (
 	"strings"
 	"time"
 
-	"kubik/ch01-apiserver/testenv"
+	"kubik/internal/testenv"
 )
 
 var (

@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"kubik/ch01-apiserver/api/corev1"
-	"kubik/ch01-apiserver/testenv"
+	"kubik/internal/testenv"
 )
 
 func TestNodeCapacityFitsEveryPodTwice(t *testing.T) {

@@ -10,8 +10,8 @@ import (
 	"time"
 
 	"kubik/ch01-apiserver/api/eventsv1"
-	"kubik/ch01-apiserver/testenv"
-	"kubik/ch03-scheduler/client"
+	"kubik/ch03-scheduler/clientgo/rest"
+	"kubik/internal/testenv"
 )
 
 // runResult is one scheduler's numbers at one node count.
@@ -158,7 +158,7 @@ func (r *runResult) measure(ctx context.Context, apiserver, which string, n, rep
 	}
 	// Events are written in the background: give them a moment, then count.
 	time.Sleep(2 * time.Second)
-	events, err := client.List[eventsv1.Event](ctx, admin, benchNamespace, client.ListOptions{})
+	events, err := rest.List[eventsv1.Event](ctx, admin, benchNamespace, rest.ListOptions{})
 	if err != nil {
 		return err
 	}

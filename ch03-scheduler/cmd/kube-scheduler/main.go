@@ -17,7 +17,7 @@ import (
 	"flag"
 	"log/slog"
 
-	"kubik/ch03-scheduler/component"
+	"kubik/ch03-scheduler/clientgo/component"
 	"kubik/ch03-scheduler/scheduler"
 )
 

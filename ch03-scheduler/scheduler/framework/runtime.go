@@ -6,7 +6,7 @@ import (
 	"log/slog"
 
 	"kubik/ch01-apiserver/api/corev1"
-	"kubik/ch03-scheduler/client"
+	"kubik/ch03-scheduler/clientgo/rest"
 )
 
 // Framework runs a profile's plugins at each extension point, in the
@@ -31,7 +31,7 @@ type Framework struct {
 // framework.Handle): the apiserver client, the event recorder and the pod
 // nominator. Each may be nil (unit tests): a plugin then does no API call.
 type Handle struct {
-	ClientSet     *client.Client
+	ClientSet     *rest.Client
 	EventRecorder EventRecorder
 	PodNominator  PodNominator
 	Logger        *slog.Logger
@@ -40,7 +40,7 @@ type Handle struct {
 // SetHandle gives the framework the scheduler's services.
 func (f *Framework) SetHandle(h Handle) { f.handle = h }
 
-func (f *Framework) ClientSet() *client.Client    { return f.handle.ClientSet }
+func (f *Framework) ClientSet() *rest.Client      { return f.handle.ClientSet }
 func (f *Framework) EventRecorder() EventRecorder { return f.handle.EventRecorder }
 
 // Logger is the scheduler's logger (one that discards without a Handle).

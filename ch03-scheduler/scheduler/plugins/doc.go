@@ -8,13 +8,13 @@ package plugins
 
 import (
 	"kubik/ch01-apiserver/api/corev1"
-	"kubik/ch03-scheduler/client"
+	"kubik/ch03-scheduler/clientgo/rest"
 	"kubik/ch03-scheduler/scheduler/framework"
 )
 
 // Default is the default-scheduler profile's plugins, in upstream's order,
 // and the Score weights upstream gives them.
-func Default(c *client.Client) ([]framework.Plugin, map[string]int64) {
+func Default(c *rest.Client) ([]framework.Plugin, map[string]int64) {
 	return []framework.Plugin{
 			SchedulingGates{},
 			PrioritySort{},

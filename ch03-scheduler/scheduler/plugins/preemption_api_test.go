@@ -9,9 +9,9 @@ import (
 	"kubik/ch01-apiserver/api/metav1"
 	"kubik/ch01-apiserver/api/schedulingv1"
 	"kubik/ch01-apiserver/pki"
-	"kubik/ch03-scheduler/client"
-	"kubik/ch03-scheduler/client/clienttest"
+	"kubik/ch03-scheduler/clientgo/rest"
 	"kubik/ch03-scheduler/scheduler/framework"
+	"kubik/internal/clienttest"
 )
 
 // recordedEvent is one Eventf call.
@@ -40,7 +40,7 @@ func TestPreemptionAPI(t *testing.T) {
 	admin := env.Client(t, pki.Admin)
 	sched := env.Client(t, pki.Scheduler)
 	for name, value := range map[string]int32{"low": 100, "high": 1000} {
-		if _, err := client.Create(ctx, admin, &schedulingv1.PriorityClass{ObjectMeta: metav1.ObjectMeta{Name: name}, Value: value}); err != nil {
+		if _, err := rest.Create(ctx, admin, &schedulingv1.PriorityClass{ObjectMeta: metav1.ObjectMeta{Name: name}, Value: value}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -51,7 +51,7 @@ func TestPreemptionAPI(t *testing.T) {
 		p.Spec.Containers[0].Image = "nginx"
 		p.Spec.PriorityClassName = class
 		p.Spec.NodeName = nodeName
-		created, err := client.Create(ctx, admin, p)
+		created, err := rest.Create(ctx, admin, p)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -59,7 +59,7 @@ func TestPreemptionAPI(t *testing.T) {
 	}
 	victim := create("victim", "low", "3", "n1")
 	create("waiting", "low", "1", "")
-	waiting, err := client.Patch[corev1.Pod](ctx, admin, "default", "waiting", client.MergePatchType,
+	waiting, err := rest.Patch[corev1.Pod](ctx, admin, "default", "waiting", rest.MergePatchType,
 		[]byte(`{"status":{"nominatedNodeName":"n1"}}`), "status")
 	if err != nil || waiting.Status.NominatedNodeName != "n1" {
 		t.Fatalf("nominating waiting: %v", err)
@@ -84,7 +84,7 @@ func TestPreemptionAPI(t *testing.T) {
 	}
 	pl.waitForEvictions() // they run in a goroutine
 
-	got, err := client.Get[corev1.Pod](ctx, admin, "default", "victim")
+	got, err := rest.Get[corev1.Pod](ctx, admin, "default", "victim")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -106,7 +106,7 @@ func TestPreemptionAPI(t *testing.T) {
 	if len(rec.events) != 1 || rec.events[0] != want {
 		t.Errorf("events %+v, want %+v", rec.events, want)
 	}
-	if w, _ := client.Get[corev1.Pod](ctx, admin, "default", "waiting"); w == nil || w.Status.NominatedNodeName != "" {
+	if w, _ := rest.Get[corev1.Pod](ctx, admin, "default", "waiting"); w == nil || w.Status.NominatedNodeName != "" {
 		t.Errorf("the lower-priority nominated pod keeps its nomination: %+v", w.Status)
 	}
 

@@ -8,7 +8,7 @@ import (
 
 	"kubik/ch01-apiserver/api/corev1"
 	"kubik/ch01-apiserver/api/metav1"
-	"kubik/ch03-scheduler/client"
+	"kubik/ch03-scheduler/clientgo/rest"
 	"kubik/ch03-scheduler/scheduler/framework"
 )
 
@@ -90,8 +90,8 @@ func (pl *DefaultPreemption) preemptPod(ctx context.Context, c *Candidate, preem
 	}
 	if !hasCondition(victim, cond) {
 		patch, _ := json.Marshal(map[string]any{"status": map[string]any{"conditions": []corev1.PodCondition{cond}}})
-		_, err := client.Patch[corev1.Pod](ctx, cs, victim.Namespace, victim.Name, client.StrategicMergePatchType, patch, "status")
-		if client.IsNotFound(err) {
+		_, err := rest.Patch[corev1.Pod](ctx, cs, victim.Namespace, victim.Name, rest.StrategicMergePatchType, patch, "status")
+		if rest.IsNotFound(err) {
 			log.Info("Victim Pod is already deleted", "preemptor", key(preemptor), "victim", key(victim), "node", c.Name)
 			return nil
 		}
@@ -102,8 +102,8 @@ func (pl *DefaultPreemption) preemptPod(ctx context.Context, c *Candidate, preem
 	}
 	// A graceful delete with the pod's own grace period (upstream's empty
 	// DeleteOptions); the kubelet finishes it.
-	err := client.Delete[corev1.Pod](ctx, cs, victim.Namespace, victim.Name, &metav1.DeleteOptions{})
-	if client.IsNotFound(err) {
+	err := rest.Delete[corev1.Pod](ctx, cs, victim.Namespace, victim.Name, &metav1.DeleteOptions{})
+	if rest.IsNotFound(err) {
 		log.Info("Victim Pod is already deleted", "preemptor", key(preemptor), "victim", key(victim), "node", c.Name)
 		return nil
 	}
@@ -153,7 +153,7 @@ func (pl *DefaultPreemption) clearNominatedNodeName(ctx context.Context, pods []
 			return errors.New("no client")
 		}
 		patch := []byte(`{"status":{"nominatedNodeName":null}}`)
-		if _, err := client.Patch[corev1.Pod](ctx, pl.fw.ClientSet(), p.Namespace, p.Name, client.StrategicMergePatchType, patch, "status"); err != nil && !client.IsNotFound(err) {
+		if _, err := rest.Patch[corev1.Pod](ctx, pl.fw.ClientSet(), p.Namespace, p.Name, rest.StrategicMergePatchType, patch, "status"); err != nil && !rest.IsNotFound(err) {
 			errs = append(errs, err)
 		}
 	}

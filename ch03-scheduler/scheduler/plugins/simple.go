@@ -5,7 +5,7 @@ import (
 
 	"kubik/ch01-apiserver/api/corev1"
 	"kubik/ch01-apiserver/api/metav1"
-	"kubik/ch03-scheduler/client"
+	"kubik/ch03-scheduler/clientgo/rest"
 	"kubik/ch03-scheduler/scheduler/framework"
 )
 
@@ -86,7 +86,7 @@ func (NodePorts) Filter(_ context.Context, _ *framework.CycleState, pod *corev1.
 // DefaultBinder binds: POST /api/v1/namespaces/<ns>/pods/<name>/binding.
 // The apiserver sets spec.nodeName and the PodScheduled condition.
 // Upstream: plugins/defaultbinder.
-type DefaultBinder struct{ Client *client.Client }
+type DefaultBinder struct{ Client *rest.Client }
 
 func (DefaultBinder) Name() string { return "DefaultBinder" }
 
@@ -96,5 +96,5 @@ func (b DefaultBinder) Bind(ctx context.Context, _ *framework.CycleState, pod *c
 		ObjectMeta: metav1.ObjectMeta{Namespace: pod.Namespace, Name: pod.Name, UID: pod.UID},
 		Target:     corev1.ObjectReference{Kind: "Node", Name: nodeName},
 	}
-	return framework.AsStatus(client.CreateSubresource[corev1.Pod](ctx, b.Client, pod.Namespace, pod.Name, "binding", binding, nil))
+	return framework.AsStatus(rest.CreateSubresource[corev1.Pod](ctx, b.Client, pod.Namespace, pod.Name, "binding", binding, nil))
 }

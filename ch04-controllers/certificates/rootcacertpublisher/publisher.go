@@ -16,14 +16,15 @@ package rootcacertpublisher
 
 import (
 	"context"
+	"kubik/ch04-controllers/worker"
 	"log/slog"
 	"maps"
 
 	"kubik/ch01-apiserver/api/corev1"
 	"kubik/ch01-apiserver/api/metav1"
-	"kubik/ch03-scheduler/client"
-	"kubik/ch03-scheduler/informer"
-	"kubik/ch03-scheduler/workqueue"
+	"kubik/ch03-scheduler/clientgo/rest"
+	"kubik/ch03-scheduler/clientgo/tools/cache"
+	"kubik/ch03-scheduler/clientgo/util/workqueue"
 	"kubik/ch04-controllers/controller"
 )
 
@@ -37,10 +38,10 @@ const (
 
 // Publisher keeps kube-root-ca.crt in every namespace.
 type Publisher struct {
-	client     *client.Client
+	client     *rest.Client
 	rootCA     []byte
-	cmInformer *informer.Informer[corev1.ConfigMap, *corev1.ConfigMap]
-	nsInformer *informer.Informer[corev1.Namespace, *corev1.Namespace]
+	cmInformer *cache.Informer[corev1.ConfigMap, *corev1.ConfigMap]
+	nsInformer *cache.Informer[corev1.Namespace, *corev1.Namespace]
 	queue      *workqueue.RateLimitingQueue[string]
 	log        *slog.Logger
 }
@@ -61,7 +62,7 @@ func NewPublisher(cc *controller.ControllerContext, rootCA []byte) (*Publisher, 
 		log:        log.With("component", "root-ca-certificate-publisher"),
 	}
 	ours := func(cm *corev1.ConfigMap) bool { return cm.Name == RootCACertConfigMapName }
-	p.cmInformer.AddEventHandler(informer.ResourceEventHandlerFuncs[corev1.ConfigMap]{
+	p.cmInformer.AddEventHandler(cache.ResourceEventHandlerFuncs[corev1.ConfigMap]{
 		UpdateFunc: func(_, cm *corev1.ConfigMap) {
 			if ours(cm) {
 				p.queue.Add(cm.Namespace)
@@ -73,7 +74,7 @@ func NewPublisher(cc *controller.ControllerContext, rootCA []byte) (*Publisher, 
 			}
 		},
 	})
-	p.nsInformer.AddEventHandler(informer.ResourceEventHandlerFuncs[corev1.Namespace]{
+	p.nsInformer.AddEventHandler(cache.ResourceEventHandlerFuncs[corev1.Namespace]{
 		AddFunc: func(ns *corev1.Namespace) { p.queue.Add(ns.Name) },
 		UpdateFunc: func(_, ns *corev1.Namespace) {
 			if ns.Status.Phase == corev1.NamespaceActive {
@@ -87,11 +88,11 @@ func NewPublisher(cc *controller.ControllerContext, rootCA []byte) (*Publisher, 
 // Run waits for the informers, then runs workers until ctx ends.
 func (p *Publisher) Run(ctx context.Context, workers int) {
 	p.log.Info("starting")
-	controller.RunWorkers(ctx, p.queue, workers, p.processNextWorkItem, p.cmInformer.HasSynced, p.nsInformer.HasSynced)
+	worker.RunWorkers(ctx, p.queue, workers, p.processNextWorkItem, p.cmInformer.HasSynced, p.nsInformer.HasSynced)
 }
 
 func (p *Publisher) processNextWorkItem(ctx context.Context) bool {
-	return controller.ProcessNextWorkItem(ctx, p.queue, controller.SyncErr(p.syncNamespace), p.log, "namespace")
+	return worker.ProcessNextWorkItem(ctx, p.queue, worker.SyncErr(p.syncNamespace), p.log, "namespace")
 }
 
 // syncNamespace makes the namespace's kube-root-ca.crt hold the CA.
@@ -99,12 +100,12 @@ func (p *Publisher) syncNamespace(ctx context.Context, ns string) error {
 	data := map[string]string{"ca.crt": string(p.rootCA)}
 	cm, ok := p.cmInformer.GetStore().Get(ns, RootCACertConfigMapName)
 	if !ok {
-		_, err := client.Create(ctx, p.client, &corev1.ConfigMap{
+		_, err := rest.Create(ctx, p.client, &corev1.ConfigMap{
 			ObjectMeta: metav1.ObjectMeta{Name: RootCACertConfigMapName, Namespace: ns,
 				Annotations: map[string]string{DescriptionAnnotation: Description}},
 			Data: data,
 		})
-		if client.IsNotFound(err) || controller.IsNamespaceTerminating(err) {
+		if rest.IsNotFound(err) || controller.IsNamespaceTerminating(err) {
 			return nil // the namespace is gone or going
 		}
 		return err
@@ -119,6 +120,6 @@ func (p *Publisher) syncNamespace(ctx context.Context, ns string) error {
 		updated.Annotations = map[string]string{}
 	}
 	updated.Annotations[DescriptionAnnotation] = Description
-	_, err := client.Update(ctx, p.client, &updated)
+	_, err := rest.Update(ctx, p.client, &updated)
 	return err
 }

@@ -6,8 +6,8 @@ import (
 
 	"kubik/ch01-apiserver/api/corev1"
 	"kubik/ch01-apiserver/api/metav1"
-	"kubik/ch03-scheduler/client"
-	"kubik/ch04-controllers/controller/controllertest"
+	"kubik/ch03-scheduler/clientgo/rest"
+	"kubik/internal/controllertest"
 )
 
 const testCA = "-----BEGIN CERTIFICATE-----\nMIIB...test...\n-----END CERTIFICATE-----\n"
@@ -27,7 +27,7 @@ func TestPublisher(t *testing.T) {
 	t.Cleanup(func() { cancel(); <-done })
 
 	get := func(ns string) (*corev1.ConfigMap, error) {
-		return client.Get[corev1.ConfigMap](env.Ctx, env.Admin, ns, RootCACertConfigMapName)
+		return rest.Get[corev1.ConfigMap](env.Ctx, env.Admin, ns, RootCACertConfigMapName)
 	}
 	published := func(ns string) func() bool {
 		return func() bool {
@@ -38,7 +38,7 @@ func TestPublisher(t *testing.T) {
 	for _, ns := range []string{"default", "kube-system", "kube-public", "kube-node-lease"} {
 		controllertest.Eventually(t, "kube-root-ca.crt in "+ns, published(ns))
 	}
-	if _, err := client.Create(env.Ctx, env.Admin, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "team"}}); err != nil {
+	if _, err := rest.Create(env.Ctx, env.Admin, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "team"}}); err != nil {
 		t.Fatal(err)
 	}
 	controllertest.Eventually(t, "kube-root-ca.crt in a new namespace", published("team"))
@@ -49,13 +49,13 @@ func TestPublisher(t *testing.T) {
 		t.Fatal(err)
 	}
 	cm.Data = map[string]string{"ca.crt": "forged"}
-	if _, err := client.Update(env.Ctx, env.Admin, cm); err != nil {
+	if _, err := rest.Update(env.Ctx, env.Admin, cm); err != nil {
 		t.Fatal(err)
 	}
 	controllertest.Eventually(t, "CA restored", published("team"))
 
 	// Someone deletes it: a new one.
-	if err := client.Delete[corev1.ConfigMap](env.Ctx, env.Admin, "team", RootCACertConfigMapName, nil); err != nil {
+	if err := rest.Delete[corev1.ConfigMap](env.Ctx, env.Admin, "team", RootCACertConfigMapName, nil); err != nil {
 		t.Fatal(err)
 	}
 	controllertest.Eventually(t, "ConfigMap recreated", func() bool {

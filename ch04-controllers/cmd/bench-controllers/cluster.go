@@ -6,8 +6,8 @@ import (
 	"fmt"
 	"kubik/ch01-apiserver/api/corev1"
 	"kubik/ch01-apiserver/pki"
-	"kubik/ch01-apiserver/testenv"
-	"kubik/ch03-scheduler/client"
+	"kubik/ch03-scheduler/clientgo/rest"
+	"kubik/internal/testenv"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -57,7 +57,7 @@ func startCluster(ctx context.Context, binary, dir string, nodes int) (c *cluste
 
 	// The apiserver, then the nodes.
 	deadline := time.Now().Add(2 * time.Minute)
-	var admin *client.Client
+	var admin *rest.Client
 	for {
 		if admin == nil {
 			if _, err := os.Stat(c.adminKubeconfig); err == nil {
@@ -93,8 +93,8 @@ func startCluster(ctx context.Context, binary, dir string, nodes int) (c *cluste
 	return c, nil
 }
 
-func readyNodes(ctx context.Context, c *client.Client) (int, error) {
-	list, err := client.List[corev1.Node](ctx, c, "", client.ListOptions{})
+func readyNodes(ctx context.Context, c *rest.Client) (int, error) {
+	list, err := rest.List[corev1.Node](ctx, c, "", rest.ListOptions{})
 	if err != nil {
 		return 0, err
 	}
@@ -119,10 +119,10 @@ func readyNodes(ctx context.Context, c *client.Client) (int, error) {
 }
 
 // newClient is an unthrottled client for the benchmark's own requests.
-func newClient(kubeconfig, userAgent string) (*client.Client, error) {
+func newClient(kubeconfig, userAgent string) (*rest.Client, error) {
 	k, err := pki.LoadKubeconfig(kubeconfig)
 	if err != nil {
 		return nil, err
 	}
-	return client.NewForConfig(client.Config{Kubeconfig: k, UserAgent: userAgent, QPS: -1, Timeout: time.Minute})
+	return rest.NewForConfig(rest.Config{Kubeconfig: k, UserAgent: userAgent, QPS: -1, Timeout: time.Minute})
 }

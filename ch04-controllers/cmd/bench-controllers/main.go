@@ -48,7 +48,7 @@ import (
 	"strings"
 	"time"
 
-	"kubik/ch01-apiserver/testenv"
+	"kubik/internal/testenv"
 )
 
 var (

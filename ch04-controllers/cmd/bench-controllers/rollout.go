@@ -8,7 +8,7 @@ import (
 	"kubik/ch01-apiserver/api/appsv1"
 	"kubik/ch01-apiserver/api/corev1"
 	"kubik/ch01-apiserver/api/metav1"
-	"kubik/ch03-scheduler/client"
+	"kubik/ch03-scheduler/clientgo/rest"
 )
 
 // deploymentName is the Deployment both phases measure, in "default".
@@ -47,14 +47,14 @@ const pollInterval = 100 * time.Millisecond
 
 // waitFor reads the Deployment every pollInterval from start until done
 // says the phase is over, noting when created first holds.
-func waitFor(ctx context.Context, c *client.Client, start time.Time, timeout time.Duration,
+func waitFor(ctx context.Context, c *rest.Client, start time.Time, timeout time.Duration,
 	created, done func(d *appsv1.Deployment) bool, describe func(d *appsv1.Deployment) string) (milestones, error) {
 	var m milestones
 	var last *appsv1.Deployment
 	deadline := start.Add(timeout)
 	lastState, changed := "", time.Now()
 	for {
-		d, err := client.Get[appsv1.Deployment](ctx, c, "default", deploymentName)
+		d, err := rest.Get[appsv1.Deployment](ctx, c, "default", deploymentName)
 		now := time.Since(start)
 		if err == nil {
 			last = d
@@ -125,9 +125,9 @@ func describe(d *appsv1.Deployment) string {
 
 // createDeployment is phase T1: POST the Deployment, wait until it is
 // Available with every replica.
-func createDeployment(ctx context.Context, c *client.Client, n int32, timeout time.Duration) (milestones, error) {
+func createDeployment(ctx context.Context, c *rest.Client, n int32, timeout time.Duration) (milestones, error) {
 	start := time.Now()
-	if _, err := client.Create(ctx, c, newDeployment(n)); err != nil {
+	if _, err := rest.Create(ctx, c, newDeployment(n)); err != nil {
 		return milestones{}, err
 	}
 	return waitFor(ctx, c, start, timeout,
@@ -135,9 +135,9 @@ func createDeployment(ctx context.Context, c *client.Client, n int32, timeout ti
 }
 
 // setImage is phase T2: PATCH the image, wait until the rollout completes.
-func setImage(ctx context.Context, c *client.Client, n int32, timeout time.Duration) (milestones, error) {
+func setImage(ctx context.Context, c *rest.Client, n int32, timeout time.Duration) (milestones, error) {
 	start := time.Now()
-	if _, err := client.Patch[appsv1.Deployment](ctx, c, "default", deploymentName, client.StrategicMergePatchType,
+	if _, err := rest.Patch[appsv1.Deployment](ctx, c, "default", deploymentName, rest.StrategicMergePatchType,
 		[]byte(setImagePatch), ""); err != nil {
 		return milestones{}, err
 	}

@@ -12,8 +12,8 @@ import (
 
 	"kubik/ch01-apiserver/api/appsv1"
 	"kubik/ch01-apiserver/api/corev1"
-	"kubik/ch01-apiserver/testenv"
-	"kubik/ch03-scheduler/client"
+	"kubik/ch03-scheduler/clientgo/rest"
+	"kubik/internal/testenv"
 )
 
 // result is one controller manager's run.
@@ -71,11 +71,11 @@ func (r *result) measure(ctx context.Context, which string, rep int, bins binari
 	warm := newDeployment(1)
 	warm.Name, warm.Labels = "warmup", map[string]string{"app": "warmup"}
 	warm.Spec.Selector.MatchLabels, warm.Spec.Template.Labels = warm.Labels, warm.Labels
-	if _, err := client.Create(ctx, admin, warm); err != nil {
+	if _, err := rest.Create(ctx, admin, warm); err != nil {
 		return err
 	}
 	for {
-		d, err := client.Get[appsv1.Deployment](ctx, admin, "default", "warmup")
+		d, err := rest.Get[appsv1.Deployment](ctx, admin, "default", "warmup")
 		if err == nil && available(1)(d) {
 			break
 		}
@@ -108,8 +108,8 @@ func (r *result) measure(ctx context.Context, which string, rep int, bins binari
 // countEvents counts the Events in "default" (the controllers' and the
 // scheduler's) and the occurrences they stand for (the sum of their
 // counts: an Event seen again is one object with a higher count).
-func countEvents(ctx context.Context, c *client.Client) (objects, occurrences int, err error) {
-	list, err := client.List[corev1.Event](ctx, c, "default", client.ListOptions{})
+func countEvents(ctx context.Context, c *rest.Client) (objects, occurrences int, err error) {
+	list, err := rest.List[corev1.Event](ctx, c, "default", rest.ListOptions{})
 	if err != nil {
 		return 0, 0, err
 	}

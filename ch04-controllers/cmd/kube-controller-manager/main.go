@@ -22,7 +22,7 @@ import (
 	"flag"
 	"log/slog"
 
-	"kubik/ch03-scheduler/component"
+	"kubik/ch03-scheduler/clientgo/component"
 	"kubik/ch04-controllers/controllermanager"
 )
 

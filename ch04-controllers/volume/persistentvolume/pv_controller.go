@@ -7,7 +7,7 @@ import (
 
 	"kubik/ch01-apiserver/api/corev1"
 	"kubik/ch01-apiserver/api/metav1"
-	"kubik/ch03-scheduler/client"
+	"kubik/ch03-scheduler/clientgo/rest"
 )
 
 // Annotations of a binding, as upstream (pkg/controller/volume/persistentvolume/util).
@@ -159,7 +159,7 @@ func (ctrl *PersistentVolumeController) bindVolumeToClaim(ctx context.Context, v
 		}
 		v.Annotations[annBoundByController] = "yes"
 	}
-	return client.Update(ctx, ctrl.client, &v)
+	return rest.Update(ctx, ctrl.client, &v)
 }
 
 func (ctrl *PersistentVolumeController) bindClaimToVolume(ctx context.Context, claim *corev1.PersistentVolumeClaim, volume *corev1.PersistentVolume) (*corev1.PersistentVolumeClaim, error) {
@@ -176,7 +176,7 @@ func (ctrl *PersistentVolumeController) bindClaimToVolume(ctx context.Context, c
 		c.Annotations[annBoundByController] = "yes"
 	}
 	c.Annotations[annBindCompleted] = "yes"
-	return client.Update(ctx, ctrl.client, &c)
+	return rest.Update(ctx, ctrl.client, &c)
 }
 
 // updateClaimStatus sets the claim's phase and, when bound, the volume's
@@ -195,7 +195,7 @@ func (ctrl *PersistentVolumeController) updateClaimStatus(ctx context.Context, c
 	if claimStatusEqual(claim.Status, c.Status) {
 		return claim, nil
 	}
-	return client.UpdateStatus(ctx, ctrl.client, &c)
+	return rest.UpdateStatus(ctx, ctrl.client, &c)
 }
 
 func claimStatusEqual(a, b corev1.PersistentVolumeClaimStatus) bool {
@@ -217,7 +217,7 @@ func (ctrl *PersistentVolumeController) updateVolumePhase(ctx context.Context, v
 		v.Status.LastPhaseTransitionTime = &now
 	}
 	v.Status.Phase, v.Status.Message = phase, message
-	return client.UpdateStatus(ctx, ctrl.client, &v)
+	return rest.UpdateStatus(ctx, ctrl.client, &v)
 }
 
 // syncVolume is the volume's reconcile: Available when unclaimed, Bound
@@ -232,11 +232,11 @@ func (ctrl *PersistentVolumeController) syncVolume(ctx context.Context, volume *
 	claim, found := ctrl.claims.GetStore().Get(ref.Namespace, ref.Name)
 	if !found {
 		// The cache may be behind: ask the apiserver before releasing.
-		live, err := client.Get[corev1.PersistentVolumeClaim](ctx, ctrl.client, ref.Namespace, ref.Name)
+		live, err := rest.Get[corev1.PersistentVolumeClaim](ctx, ctrl.client, ref.Namespace, ref.Name)
 		switch {
 		case err == nil:
 			claim, found = live, true
-		case !client.IsNotFound(err):
+		case !rest.IsNotFound(err):
 			return err
 		}
 	}
@@ -268,7 +268,7 @@ func (ctrl *PersistentVolumeController) syncVolume(ctx context.Context, volume *
 		v.Spec.ClaimRef = nil
 		v.Annotations = maps.Clone(volume.Annotations)
 		delete(v.Annotations, annBoundByController)
-		updated, err := client.Update(ctx, ctrl.client, &v)
+		updated, err := rest.Update(ctx, ctrl.client, &v)
 		if err != nil {
 			return err
 		}
@@ -288,9 +288,9 @@ func (ctrl *PersistentVolumeController) reclaimVolume(ctx context.Context, volum
 		// deletes the PV. There is no storage here: only the object goes.
 		ctrl.log.Info("deleting released volume (reclaim policy Delete; no storage to delete)", "volume", volume.Name)
 		uid := volume.UID
-		err := client.Delete[corev1.PersistentVolume](ctx, ctrl.client, "", volume.Name,
+		err := rest.Delete[corev1.PersistentVolume](ctx, ctrl.client, "", volume.Name,
 			&metav1.DeleteOptions{Preconditions: &metav1.Preconditions{UID: &uid}})
-		if client.IsNotFound(err) {
+		if rest.IsNotFound(err) {
 			return nil
 		}
 		return err

@@ -32,14 +32,15 @@ package persistentvolume
 
 import (
 	"context"
+	"kubik/ch04-controllers/record"
 	"log/slog"
 	"sync"
 	"time"
 
 	"kubik/ch01-apiserver/api/corev1"
-	"kubik/ch03-scheduler/client"
-	"kubik/ch03-scheduler/informer"
-	"kubik/ch03-scheduler/workqueue"
+	"kubik/ch03-scheduler/clientgo/rest"
+	"kubik/ch03-scheduler/clientgo/tools/cache"
+	"kubik/ch03-scheduler/clientgo/util/workqueue"
 	"kubik/ch04-controllers/controller"
 )
 
@@ -53,9 +54,9 @@ type eventRecorder interface {
 
 // PersistentVolumeController binds claims and volumes.
 type PersistentVolumeController struct {
-	client      *client.Client
-	volumes     *informer.Informer[corev1.PersistentVolume, *corev1.PersistentVolume]
-	claims      *informer.Informer[corev1.PersistentVolumeClaim, *corev1.PersistentVolumeClaim]
+	client      *rest.Client
+	volumes     *cache.Informer[corev1.PersistentVolume, *corev1.PersistentVolume]
+	claims      *cache.Informer[corev1.PersistentVolumeClaim, *corev1.PersistentVolumeClaim]
 	volumeQueue *workqueue.RateLimitingQueue[string]
 	claimQueue  *workqueue.RateLimitingQueue[string]
 	recorder    eventRecorder
@@ -72,7 +73,7 @@ func NewController(cc *controller.ControllerContext) (*PersistentVolumeControlle
 		log = slog.New(slog.DiscardHandler)
 	}
 	log = log.With("component", "persistentvolume-controller")
-	rec := controller.NewRecorder(cc.Client, "persistentvolume-controller", log)
+	rec := record.NewRecorder(cc.Client, "persistentvolume-controller", log)
 	ctrl := &PersistentVolumeController{
 		client:      cc.Client,
 		volumes:     controller.InformerFor[corev1.PersistentVolume](cc.Informers),
@@ -84,14 +85,14 @@ func NewController(cc *controller.ControllerContext) (*PersistentVolumeControlle
 		log:         log,
 		now:         time.Now,
 	}
-	ctrl.volumes.AddEventHandler(informer.ResourceEventHandlerFuncs[corev1.PersistentVolume]{
+	ctrl.volumes.AddEventHandler(cache.ResourceEventHandlerFuncs[corev1.PersistentVolume]{
 		AddFunc:    func(pv *corev1.PersistentVolume) { ctrl.volumeChanged(pv) },
 		UpdateFunc: func(_, pv *corev1.PersistentVolume) { ctrl.volumeChanged(pv) },
 		DeleteFunc: func(pv *corev1.PersistentVolume) { ctrl.volumeChanged(pv) },
 	})
-	ctrl.claims.AddEventHandler(informer.ResourceEventHandlerFuncs[corev1.PersistentVolumeClaim]{
-		AddFunc:    func(pvc *corev1.PersistentVolumeClaim) { ctrl.claimQueue.Add(informer.MetaNamespaceKeyFunc(pvc)) },
-		UpdateFunc: func(_, pvc *corev1.PersistentVolumeClaim) { ctrl.claimQueue.Add(informer.MetaNamespaceKeyFunc(pvc)) },
+	ctrl.claims.AddEventHandler(cache.ResourceEventHandlerFuncs[corev1.PersistentVolumeClaim]{
+		AddFunc:    func(pvc *corev1.PersistentVolumeClaim) { ctrl.claimQueue.Add(cache.MetaNamespaceKeyFunc(pvc)) },
+		UpdateFunc: func(_, pvc *corev1.PersistentVolumeClaim) { ctrl.claimQueue.Add(cache.MetaNamespaceKeyFunc(pvc)) },
 		DeleteFunc: ctrl.claimDeleted,
 	})
 	return ctrl, nil
@@ -106,7 +107,7 @@ func (ctrl *PersistentVolumeController) volumeChanged(pv *corev1.PersistentVolum
 	}
 	for _, pvc := range ctrl.claims.GetStore().List() {
 		if pvc.Spec.VolumeName == "" {
-			ctrl.claimQueue.Add(informer.MetaNamespaceKeyFunc(pvc))
+			ctrl.claimQueue.Add(cache.MetaNamespaceKeyFunc(pvc))
 		}
 	}
 }
@@ -127,7 +128,7 @@ func (ctrl *PersistentVolumeController) Run(ctx context.Context, workers int) {
 	if ctrl.runRecorder != nil {
 		go ctrl.runRecorder(ctx)
 	}
-	if !informer.WaitForCacheSync(ctx, ctrl.volumes.HasSynced, ctrl.claims.HasSynced) {
+	if !cache.WaitForCacheSync(ctx, ctrl.volumes.HasSynced, ctrl.claims.HasSynced) {
 		return
 	}
 	var wg sync.WaitGroup
@@ -152,7 +153,7 @@ func (ctrl *PersistentVolumeController) resync(ctx context.Context) {
 			return
 		case <-t.C:
 			for _, pvc := range ctrl.claims.GetStore().List() {
-				ctrl.claimQueue.Add(informer.MetaNamespaceKeyFunc(pvc))
+				ctrl.claimQueue.Add(cache.MetaNamespaceKeyFunc(pvc))
 			}
 			for _, pv := range ctrl.volumes.GetStore().List() {
 				ctrl.volumeQueue.Add(pv.Name)
@@ -180,7 +181,7 @@ func (ctrl *PersistentVolumeController) worker(ctx context.Context, q *workqueue
 }
 
 func (ctrl *PersistentVolumeController) syncClaimFromKey(ctx context.Context, key string) error {
-	ns, name := informer.SplitMetaNamespaceKey(key)
+	ns, name := cache.SplitMetaNamespaceKey(key)
 	pvc, ok := ctrl.claims.GetStore().Get(ns, name)
 	if !ok {
 		return nil // deleted: its volume was queued by claimDeleted

@@ -10,8 +10,8 @@ import (
 	"kubik/ch01-apiserver/api/corev1"
 	"kubik/ch01-apiserver/api/metav1"
 	"kubik/ch01-apiserver/api/resource"
-	"kubik/ch03-scheduler/client"
-	"kubik/ch04-controllers/controller/controllertest"
+	"kubik/ch03-scheduler/clientgo/rest"
+	"kubik/internal/controllertest"
 )
 
 type fakeRecorder struct {
@@ -65,9 +65,9 @@ func pvc(name, size string, class *string, modes ...corev1.PersistentVolumeAcces
 	}}
 }
 
-func create[T any, PT client.Object[T]](t *testing.T, env *controllertest.Env, obj *T) *T {
+func create[T any, PT rest.Object[T]](t *testing.T, env *controllertest.Env, obj *T) *T {
 	t.Helper()
-	out, err := client.Create[T, PT](env.Ctx, env.Admin, obj)
+	out, err := rest.Create[T, PT](env.Ctx, env.Admin, obj)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -76,7 +76,7 @@ func create[T any, PT client.Object[T]](t *testing.T, env *controllertest.Env, o
 
 func getPV(t *testing.T, env *controllertest.Env, name string) *corev1.PersistentVolume {
 	t.Helper()
-	v, err := client.Get[corev1.PersistentVolume](env.Ctx, env.Admin, "", name)
+	v, err := rest.Get[corev1.PersistentVolume](env.Ctx, env.Admin, "", name)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -85,7 +85,7 @@ func getPV(t *testing.T, env *controllertest.Env, name string) *corev1.Persisten
 
 func getPVC(t *testing.T, env *controllertest.Env, name string) *corev1.PersistentVolumeClaim {
 	t.Helper()
-	c, err := client.Get[corev1.PersistentVolumeClaim](env.Ctx, env.Admin, "default", name)
+	c, err := rest.Get[corev1.PersistentVolumeClaim](env.Ctx, env.Admin, "default", name)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -132,7 +132,7 @@ func TestBindAndReclaim(t *testing.T) {
 	}
 
 	// Retain: the volume is Released and stays.
-	if err := client.Delete[corev1.PersistentVolumeClaim](env.Ctx, env.Admin, "default", "data", nil); err != nil {
+	if err := rest.Delete[corev1.PersistentVolumeClaim](env.Ctx, env.Admin, "default", "data", nil); err != nil {
 		t.Fatal(err)
 	}
 	controllertest.Eventually(t, "volume Released", func() bool { return getPV(t, env, "small").Status.Phase == corev1.VolumeReleased })
@@ -141,12 +141,12 @@ func TestBindAndReclaim(t *testing.T) {
 	create(t, env, pv("scratch", "1Gi", "", corev1.PersistentVolumeReclaimDelete, rwo))
 	create(t, env, pvc("tmp", "1Gi", nil, rwo))
 	controllertest.Eventually(t, "tmp Bound", func() bool { return getPVC(t, env, "tmp").Status.Phase == corev1.ClaimBound })
-	if err := client.Delete[corev1.PersistentVolumeClaim](env.Ctx, env.Admin, "default", "tmp", nil); err != nil {
+	if err := rest.Delete[corev1.PersistentVolumeClaim](env.Ctx, env.Admin, "default", "tmp", nil); err != nil {
 		t.Fatal(err)
 	}
 	controllertest.Eventually(t, "scratch volume deleted", func() bool {
-		_, err := client.Get[corev1.PersistentVolume](env.Ctx, env.Admin, "", "scratch")
-		return client.IsNotFound(err)
+		_, err := rest.Get[corev1.PersistentVolume](env.Ctx, env.Admin, "", "scratch")
+		return rest.IsNotFound(err)
 	})
 }
 

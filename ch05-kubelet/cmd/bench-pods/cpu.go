@@ -8,7 +8,7 @@ import (
 	"strings"
 	"time"
 
-	"kubik/ch01-apiserver/testenv"
+	"kubik/internal/testenv"
 )
 
 // containerdPID is the node's containerd, from the pid file package

@@ -16,9 +16,9 @@ import (
 	"google.golang.org/grpc/credentials/insecure"
 	cri "k8s.io/cri-api/pkg/apis/runtime/v1"
 
-	"kubik/ch01-apiserver/testenv"
 	"kubik/ch05-kubelet/containerd"
 	"kubik/ch05-kubelet/images"
+	"kubik/internal/testenv"
 )
 
 // criFloor is a containerd of the benchmark's own, set up exactly as the

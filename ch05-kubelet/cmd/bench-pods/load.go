@@ -8,8 +8,8 @@ import (
 
 	"kubik/ch01-apiserver/api/corev1"
 	"kubik/ch01-apiserver/api/metav1"
-	"kubik/ch03-scheduler/client"
-	"kubik/ch03-scheduler/informer"
+	"kubik/ch03-scheduler/clientgo/rest"
+	"kubik/ch03-scheduler/clientgo/tools/cache"
 )
 
 const (
@@ -73,14 +73,14 @@ func allStarted(p *corev1.Pod) bool {
 }
 
 // watchPods starts an informer on the namespace's pods labelled with run.
-func watchPods(ctx context.Context, c *client.Client, run string, n int) (*observer, error) {
+func watchPods(ctx context.Context, c *rest.Client, run string, n int) (*observer, error) {
 	o := &observer{pods: map[string]*podTimes{}, ready: make(chan string, n)}
-	inf := informer.New[corev1.Pod](c, informer.Options{Namespace: namespace, LabelSelector: benchKey + "=" + run})
-	inf.AddEventHandler(informer.ResourceEventHandlerFuncs[corev1.Pod]{
+	inf := cache.New[corev1.Pod](c, cache.Options{Namespace: namespace, LabelSelector: benchKey + "=" + run})
+	inf.AddEventHandler(cache.ResourceEventHandlerFuncs[corev1.Pod]{
 		AddFunc: o.seen, UpdateFunc: func(_, p *corev1.Pod) { o.seen(p) },
 	})
 	go inf.Run(ctx)
-	if !informer.WaitForCacheSync(ctx, inf.HasSynced) {
+	if !cache.WaitForCacheSync(ctx, inf.HasSynced) {
 		return nil, ctx.Err()
 	}
 	return o, nil
@@ -100,11 +100,11 @@ func benchPod(run string, i int) *corev1.Pod {
 
 // createPods creates n pods: at rate per second (rate > 0), or all at
 // once from workers concurrent clients. It records when each POST was sent.
-func createPods(ctx context.Context, c *client.Client, o *observer, run string, n int, rate float64, workers int) error {
+func createPods(ctx context.Context, c *rest.Client, o *observer, run string, n int, rate float64, workers int) error {
 	send := func(i int) error {
 		p := benchPod(run, i)
 		start := time.Now()
-		if _, err := client.Create(ctx, c, p); err != nil {
+		if _, err := rest.Create(ctx, c, p); err != nil {
 			return fmt.Errorf("creating %s: %w", p.Name, err)
 		}
 		o.mu.Lock()
@@ -165,19 +165,19 @@ func waitRunning(ctx context.Context, o *observer, n int, timeout time.Duration)
 
 // deletePods deletes the run's pods and waits until the apiserver has none
 // left (the kubelet has stopped them and sent the final delete).
-func deletePods(ctx context.Context, c *client.Client, run string, timeout time.Duration) error {
-	list, err := client.List[corev1.Pod](ctx, c, namespace, client.ListOptions{LabelSelector: benchKey + "=" + run})
+func deletePods(ctx context.Context, c *rest.Client, run string, timeout time.Duration) error {
+	list, err := rest.List[corev1.Pod](ctx, c, namespace, rest.ListOptions{LabelSelector: benchKey + "=" + run})
 	if err != nil {
 		return err
 	}
 	for _, p := range list.Items {
-		if err := client.Delete[corev1.Pod](ctx, c, namespace, p.Name, nil); err != nil && !client.IsNotFound(err) {
+		if err := rest.Delete[corev1.Pod](ctx, c, namespace, p.Name, nil); err != nil && !rest.IsNotFound(err) {
 			return err
 		}
 	}
 	deadline := time.Now().Add(timeout)
 	for {
-		list, err := client.List[corev1.Pod](ctx, c, namespace, client.ListOptions{LabelSelector: benchKey + "=" + run})
+		list, err := rest.List[corev1.Pod](ctx, c, namespace, rest.ListOptions{LabelSelector: benchKey + "=" + run})
 		if err == nil && len(list.Items) == 0 {
 			return nil
 		}

@@ -42,9 +42,9 @@ import (
 	"strings"
 	"time"
 
-	"kubik/ch01-apiserver/testenv"
 	"kubik/ch05-kubelet/containerd"
 	"kubik/ch05-kubelet/images"
+	"kubik/internal/testenv"
 )
 
 var (

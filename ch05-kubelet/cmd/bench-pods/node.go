@@ -14,9 +14,9 @@ import (
 
 	"kubik/ch01-apiserver/api/corev1"
 	"kubik/ch01-apiserver/pki"
-	"kubik/ch01-apiserver/testenv"
-	"kubik/ch03-scheduler/client"
+	"kubik/ch03-scheduler/clientgo/rest"
 	"kubik/ch05-kubelet/containerd"
+	"kubik/internal/testenv"
 )
 
 const nodeName = "kubik-bench-node"
@@ -24,8 +24,8 @@ const nodeName = "kubik-bench-node"
 // node is the running ch05 program: the cluster and its one real node.
 type node struct {
 	*testenv.Proc
-	dir   string         // its --data-dir
-	admin *client.Client // unthrottled, the administrator
+	dir   string       // its --data-dir
+	admin *rest.Client // unthrottled, the administrator
 	rc    containerd.Config
 }
 
@@ -71,7 +71,7 @@ func startNode(ctx context.Context, bin, dir string) (n *node, err error) {
 	for {
 		if n.admin == nil {
 			if k, err := pki.LoadKubeconfig(filepath.Join(dir, "admin.kubeconfig")); err == nil {
-				n.admin, _ = client.NewForConfig(client.Config{Kubeconfig: k, UserAgent: "bench-pods", QPS: -1, Timeout: time.Minute})
+				n.admin, _ = rest.NewForConfig(rest.Config{Kubeconfig: k, UserAgent: "bench-pods", QPS: -1, Timeout: time.Minute})
 			}
 		}
 		if n.admin != nil {
@@ -98,7 +98,7 @@ func startNode(ctx context.Context, bin, dir string) (n *node, err error) {
 
 // ready is nil once the Node is Ready and default/default exists.
 func (n *node) ready(ctx context.Context) error {
-	nd, err := client.Get[corev1.Node](ctx, n.admin, "", nodeName)
+	nd, err := rest.Get[corev1.Node](ctx, n.admin, "", nodeName)
 	if err != nil {
 		return err
 	}
@@ -116,7 +116,7 @@ func (n *node) ready(ctx context.Context) error {
 			return errors.New("node still tainted " + t.Key)
 		}
 	}
-	_, err = client.Get[corev1.ServiceAccount](ctx, n.admin, namespace, "default")
+	_, err = rest.Get[corev1.ServiceAccount](ctx, n.admin, namespace, "default")
 	return err
 }
 

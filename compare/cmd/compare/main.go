@@ -20,9 +20,9 @@ import (
 	"os"
 	"path/filepath"
 
-	"kubik/ch01-apiserver/testenv"
 	"kubik/compare"
 	"kubik/compare/refcluster"
+	"kubik/internal/testenv"
 )
 
 func main() {
