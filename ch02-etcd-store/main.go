@@ -16,36 +16,22 @@ package main
 
 import (
 	"context"
-	"flag"
-	"fmt"
 	"log/slog"
 	"os"
-	"strings"
 
 	"kubik/ch01-apiserver/app"
-	"kubik/ch02-etcd-store/cluster"
+	"kubik/ch02-etcd-store/cluster2"
 )
 
 func main() {
-	var opts app.Options
-	var flags cluster.Flags
-	flags.AddFlags(flag.CommandLine)
-	app.Main(&opts, "apiserver", func(ctx context.Context, log *slog.Logger) error {
-		return run(ctx, &opts, flags, log)
+	cfg := cluster2.NewConfig()
+	app.Main(cfg, "apiserver", func(ctx context.Context, log *slog.Logger) error {
+		c, err := cluster2.Start(ctx, cfg, log) // etcd, storage over it, the watch cache, chapter 1's apiserver
+		if err != nil {
+			return err
+		}
+		defer c.Stop()
+		c.Welcome(os.Stdout)
+		return app.Wait(ctx, c.Err())
 	})
-}
-
-// run starts etcd (embedded unless --etcd-servers), storage.Interface over
-// it, the watch cache and the chapter 1 apiserver on top: package cluster,
-// which later chapters reuse.
-func run(ctx context.Context, opts *app.Options, flags cluster.Flags, log *slog.Logger) error {
-	c, err := cluster.Start(ctx, opts, flags, log)
-	if err != nil {
-		return err
-	}
-	defer c.Stop()
-	c.PrintWelcome(os.Stdout, "Kubik chapter 2 (apiserver on etcd)")
-	fmt.Printf("etcd: %s\n\n  etcdctl --endpoints=%s get /registry/ --prefix --keys-only\n\n",
-		strings.Join(c.Endpoints, ","), strings.Join(c.Endpoints, ","))
-	return <-c.Err
 }

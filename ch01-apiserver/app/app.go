@@ -79,6 +79,19 @@ func (o *Options) AddFlags(fs *flag.FlagSet) {
 	o.addKubeletClientFlags(fs)
 }
 
+// APIServer returns the options themselves: chapter 1's Config.
+func (o *Options) APIServer() *Options { return o }
+
+// NewLogger is the logger of every Kubik process: one text line per event
+// on w, at level ("debug", "info", "warn" or "error").
+func NewLogger(level string, w io.Writer) (*slog.Logger, error) {
+	var l slog.Level
+	if err := l.UnmarshalText([]byte(level)); err != nil {
+		return nil, fmt.Errorf("--log-level: %w", err)
+	}
+	return slog.New(slog.NewTextHandler(w, &slog.HandlerOptions{Level: l})), nil
+}
+
 // Logger writes one line per event to stderr and to DIR/logs/<name>.log.
 func (o *Options) Logger(name string) (*slog.Logger, io.Closer, error) {
 	dir := filepath.Join(o.DataDir, "logs")
@@ -89,12 +102,12 @@ func (o *Options) Logger(name string) (*slog.Logger, io.Closer, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	var level slog.Level
-	if err := level.UnmarshalText([]byte(o.LogLevel)); err != nil {
-		return nil, nil, fmt.Errorf("--log-level: %w", err)
+	log, err := NewLogger(o.LogLevel, io.MultiWriter(os.Stderr, f))
+	if err != nil {
+		f.Close()
+		return nil, nil, err
 	}
-	h := slog.NewTextHandler(io.MultiWriter(os.Stderr, f), &slog.HandlerOptions{Level: level})
-	return slog.New(h), f, nil
+	return log, f, nil
 }
 
 // Cluster is what a running apiserver tells the rest of the program.

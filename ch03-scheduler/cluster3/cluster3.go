@@ -10,78 +10,102 @@
 //	                                                 removes the not-ready taint from Ready nodes
 //	                                                 (chapter 4's controller manager does it for real)
 //
-// ch03-scheduler/main.go runs it as is; chapter 4's main.go runs it without
-// the stand-in and adds kube-controller-manager.
+// ch03-scheduler/main.go runs it as is; chapter 4's cluster4 embeds its
+// Config and Cluster, runs it without the stand-in and adds
+// kube-controller-manager.
 package cluster3
 
 import (
 	"context"
+	"flag"
 	"fmt"
+	"io"
 	"log/slog"
-	"path/filepath"
+	"strings"
 
 	"kubik/ch01-apiserver/app"
 	"kubik/ch01-apiserver/pki"
-	"kubik/ch02-etcd-store/cluster"
+	"kubik/ch02-etcd-store/cluster2"
 	"kubik/ch03-scheduler/clientgo/rest"
 	"kubik/ch03-scheduler/hollownode"
 	"kubik/ch03-scheduler/notreadytaint"
 	"kubik/ch03-scheduler/scheduler"
 )
 
-// Config is what chapter 3 adds to chapter 2's flags.
+// Config is chapter 2's configuration plus what chapter 3 adds.
 type Config struct {
-	LeaderElect bool // kube-scheduler competes for the Lease kube-system/kube-scheduler
-	HollowNodes int  // hollow-node-1 ... hollow-node-N
+	cluster2.Config
+	// LeaderElect: the control plane's components (the scheduler here,
+	// kube-controller-manager from chapter 4 on) compete for their Leases
+	// in kube-system before working, as upstream's --leader-elect.
+	LeaderElect bool
+	HollowNodes int // hollow-node-1 ... hollow-node-N
 	// NotReadyTaintStandIn runs package notreadytaint; chapter 4 turns it
-	// off when its node lifecycle controller removes the taint.
+	// off: its node lifecycle controller removes the taint.
 	NotReadyTaintStandIn bool
+}
+
+// NewConfig is the configuration with chapter 3's defaults: 3 hollow nodes
+// and the stand-in for chapter 4's node lifecycle controller.
+func NewConfig() *Config {
+	return &Config{Config: *cluster2.NewConfig(), HollowNodes: 3, NotReadyTaintStandIn: true}
+}
+
+// AddFlags registers chapter 2's flags and chapter 3's.
+func (c *Config) AddFlags(fs *flag.FlagSet) {
+	c.Config.AddFlags(fs)
+	fs.BoolVar(&c.LeaderElect, "leader-elect", true, "the control plane's components (kube-scheduler; kube-controller-manager from chapter 4 on) compete for their Leases in kube-system before working")
+	fs.IntVar(&c.HollowNodes, "hollow-nodes", c.HollowNodes, "how many simulated nodes (hollow-node-1 ...) to run")
 }
 
 // Cluster is a running chapter 3 cluster.
 type Cluster struct {
-	*cluster.Cluster
-	// Err receives the first error of a component (the apiserver, the
-	// scheduler, a hollow node); the caller usually returns it.
-	Err       chan error
-	NodeNames []string
-	dataDir   string
+	*cluster2.Cluster
+	NodeNames  []string // the hollow nodes
+	components *app.Group
 }
 
-// Kubeconfig issues a client certificate for id and writes a kubeconfig
-// using it to --data-dir/<file>.kubeconfig: each component's own identity.
-func (c *Cluster) Kubeconfig(file string, id pki.Identity) (string, error) {
-	path := filepath.Join(c.dataDir, file+".kubeconfig")
-	return path, c.CA.WriteIdentityKubeconfig(path, c.URL, id)
+// Stop stops the scheduler, the hollow nodes and the stand-in, waits for
+// them, then stops chapter 2's part.
+func (c *Cluster) Stop() {
+	c.components.Stop()
+	c.Cluster.Stop()
 }
 
-// Start runs the cluster until ctx ends; Stop releases chapter 2's part.
-func Start(ctx context.Context, opts *app.Options, flags cluster.Flags, cfg Config, log *slog.Logger) (_ *Cluster, err error) {
+// Welcome prints chapter 3's banner.
+func (c *Cluster) Welcome(w io.Writer) {
+	c.PrintWelcome(w, "Kubik chapter 3 (scheduler, hollow nodes)")
+	fmt.Fprintf(w, "nodes (SIMULATED, no containers run): %s\n\n  kubectl run web --image=nginx\n  kubectl get pods -o wide\n\n",
+		strings.Join(c.NodeNames, ", "))
+}
+
+// Start runs chapter 2's control plane, then the scheduler, the hollow
+// nodes and (unless chapter 4 turns it off) the node lifecycle stand-in.
+func Start(ctx context.Context, cfg *Config, log *slog.Logger) (_ *Cluster, err error) {
 	// 1. Chapter 2: etcd, the watch cache, the apiserver.
-	c2, err := cluster.Start(ctx, opts, flags, log)
+	c2, err := cluster2.Start(ctx, &cfg.Config, log)
 	if err != nil {
 		return nil, err
 	}
-	c := &Cluster{Cluster: c2, Err: make(chan error, 8+cfg.HollowNodes), dataDir: opts.DataDir}
+	c := &Cluster{Cluster: c2, components: app.NewGroup(context.WithoutCancel(ctx), c2.Errors())}
 	defer func() {
 		if err != nil {
 			c.Stop()
 		}
 	}()
-	go func() { c.Err <- <-c2.Err }()
 
 	// 2. The scheduler.
 	schedKC, err := c.Kubeconfig("kube-scheduler", pki.Scheduler)
 	if err != nil {
 		return nil, err
 	}
-	go func() {
-		c.Err <- scheduler.Run(ctx, scheduler.Config{Kubeconfig: schedKC, LeaderElect: cfg.LeaderElect, Logger: log})
-	}()
+	c.components.Go(func(ctx context.Context) error {
+		return scheduler.Run(ctx, scheduler.Config{Kubeconfig: schedKC, LeaderElect: cfg.LeaderElect, Logger: log})
+	})
 
 	// 3. Stand-in for chapter 4's node lifecycle controller (package notreadytaint).
 	if cfg.NotReadyTaintStandIn {
-		if err := startNotReadyTaint(ctx, c, log); err != nil {
+		if err := startNotReadyTaint(c, log); err != nil {
 			return nil, err
 		}
 	}
@@ -95,18 +119,18 @@ func Start(ctx context.Context, opts *app.Options, flags cluster.Flags, cfg Conf
 		}
 		hc := hollownode.Config{Name: name, Kubeconfig: kc, CPU: "4", Memory: "8Gi", Pods: 110,
 			PodCIDR: fmt.Sprintf("10.244.%d.0/24", i), InternalIP: fmt.Sprintf("127.0.1.%d", i), Logger: log}
-		go func() { c.Err <- hollownode.Run(ctx, hc) }()
+		c.components.Go(func(ctx context.Context) error { return hollownode.Run(ctx, hc) })
 		c.NodeNames = append(c.NodeNames, name)
 	}
 	return c, nil
 }
 
-func startNotReadyTaint(ctx context.Context, c *Cluster, log *slog.Logger) error {
+func startNotReadyTaint(c *Cluster, log *slog.Logger) error {
 	admin, err := rest.New(c.AdminKubeconfig, "kubik-ch03-bootstrap")
 	if err != nil {
 		return err
 	}
-	if err := notreadytaint.EnsureRBAC(ctx, admin); err != nil {
+	if err := notreadytaint.EnsureRBAC(c.components.Context(), admin); err != nil {
 		return err
 	}
 	kc, err := c.Kubeconfig("node-controller", notreadytaint.Identity)
@@ -117,6 +141,6 @@ func startNotReadyTaint(ctx context.Context, c *Cluster, log *slog.Logger) error
 	if err != nil {
 		return err
 	}
-	go notreadytaint.Run(ctx, nlc, log)
+	c.components.Go(func(ctx context.Context) error { notreadytaint.Run(ctx, nlc, log); return nil })
 	return nil
 }

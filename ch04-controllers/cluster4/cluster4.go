@@ -2,29 +2,69 @@
 // etcd, kube-scheduler, hollow nodes) without its node-lifecycle stand-in,
 // plus kube-controller-manager with its own identity
 // system:kube-controller-manager. ch04-controllers/main.go runs it as is;
-// chapter 5's main.go adds a real node.
+// chapter 5's cluster5 embeds its Config and Cluster and adds a real node.
 package cluster4
 
 import (
 	"context"
+	"flag"
+	"fmt"
+	"io"
 	"log/slog"
+	"strings"
 
 	"kubik/ch01-apiserver/app"
 	"kubik/ch01-apiserver/pki"
-	"kubik/ch02-etcd-store/cluster"
 	"kubik/ch03-scheduler/cluster3"
 	"kubik/ch04-controllers/controllermanager"
 )
 
-// Config is what chapter 4 adds to chapter 2's flags.
+// Config is chapter 3's configuration plus kube-controller-manager's.
 type Config struct {
-	ControllerManager controllermanager.Config // its LeaderElect applies to the scheduler too
-	HollowNodes       int
+	cluster3.Config
+	// ControllerManager is the controller manager's flags (--controllers,
+	// --node-monitor-grace-period, ...); it competes for its Lease when
+	// chapter 3's --leader-elect says so.
+	ControllerManager controllermanager.Config
 }
 
-// Start runs the cluster until ctx ends; the caller calls Stop after ctx
-// ended (first the components, then chapter 2's part) and waits on Err.
-func Start(ctx context.Context, opts *app.Options, flags cluster.Flags, cfg Config, log *slog.Logger) (*cluster3.Cluster, error) {
+// NewConfig is the configuration with chapter 4's defaults: chapter 3's,
+// without the node lifecycle stand-in (the controller manager's
+// nodelifecycle controller does its job).
+func NewConfig() *Config {
+	c := &Config{Config: *cluster3.NewConfig()}
+	c.NotReadyTaintStandIn = false
+	return c
+}
+
+// AddFlags registers chapter 3's flags and the controller manager's.
+func (c *Config) AddFlags(fs *flag.FlagSet) {
+	c.Config.AddFlags(fs)
+	c.ControllerManager.AddFlags(fs)
+}
+
+// Cluster is a running chapter 4 cluster.
+type Cluster struct {
+	*cluster3.Cluster
+	Controllers []string // the controllers that run
+	components  *app.Group
+}
+
+// Stop stops the controller manager, waits for it, then stops chapter 3's part.
+func (c *Cluster) Stop() {
+	c.components.Stop()
+	c.Cluster.Stop()
+}
+
+// Welcome prints chapter 4's banner.
+func (c *Cluster) Welcome(w io.Writer) {
+	c.PrintWelcome(w, "Kubik chapter 4 (controllers)")
+	fmt.Fprintf(w, "controllers: %s\nnodes (SIMULATED, no containers run): %s\n\n  kubectl create deployment web --image=nginx --replicas=3\n  kubectl rollout status deployment/web\n\n",
+		strings.Join(c.Controllers, ", "), strings.Join(c.NodeNames, ", "))
+}
+
+// Start runs chapter 3's cluster, then kube-controller-manager.
+func Start(ctx context.Context, cfg *Config, log *slog.Logger) (*Cluster, error) {
 	cm := cfg.ControllerManager
 	if err := cm.Validate(); err != nil {
 		return nil, err
@@ -32,31 +72,19 @@ func Start(ctx context.Context, opts *app.Options, flags cluster.Flags, cfg Conf
 	// With a garbage collector running, DELETE with propagationPolicy
 	// Orphan or Foreground gets the finalizer the collector removes
 	// (upstream: kube-apiserver --enable-garbage-collector).
-	for _, d := range cm.Enabled() {
-		if d.Name == "garbagecollector" {
-			opts.EnableGarbageCollector = true
-		}
-	}
-	c, err := cluster3.Start(ctx, opts, flags, cluster3.Config{LeaderElect: cm.LeaderElect, HollowNodes: cfg.HollowNodes,
-		NotReadyTaintStandIn: false}, log)
+	c3cfg := cfg.Config
+	c3cfg.EnableGarbageCollector = c3cfg.EnableGarbageCollector || cm.RunsGarbageCollector()
+	c3, err := cluster3.Start(ctx, &c3cfg, log)
 	if err != nil {
 		return nil, err
 	}
+	c := &Cluster{Cluster: c3, Controllers: cm.Names(), components: app.NewGroup(context.WithoutCancel(ctx), c3.Errors())}
 	kc, err := c.Kubeconfig("kube-controller-manager", pki.ControllerManager)
 	if err != nil {
 		c.Stop()
 		return nil, err
 	}
-	cm.Kubeconfig, cm.Logger = kc, log
-	go func() { c.Err <- controllermanager.Run(ctx, cm) }()
+	cm.Kubeconfig, cm.Logger, cm.LeaderElect = kc, log, cfg.LeaderElect
+	c.components.Go(func(ctx context.Context) error { return controllermanager.Run(ctx, cm) })
 	return c, nil
-}
-
-// ControllerNames lists the enabled controllers, for the welcome text.
-func ControllerNames(cm controllermanager.Config) []string {
-	var names []string
-	for _, d := range cm.Enabled() {
-		names = append(names, d.Name)
-	}
-	return names
 }

@@ -135,6 +135,20 @@ func (c *Config) Enabled() []Descriptor {
 	return out
 }
 
+// RunsGarbageCollector: --controllers enables the garbage collector.
+func (c *Config) RunsGarbageCollector() bool {
+	return slices.ContainsFunc(c.Enabled(), func(d Descriptor) bool { return d.Name == GarbageCollector })
+}
+
+// Names lists the enabled controllers, for the welcome text.
+func (c *Config) Names() []string {
+	var names []string
+	for _, d := range c.Enabled() {
+		names = append(names, d.Name)
+	}
+	return names
+}
+
 // Run runs the controller manager until ctx ends (nil) or, with leader
 // election, until leadership is lost (an error: upstream exits then).
 func Run(ctx context.Context, cfg Config) error {

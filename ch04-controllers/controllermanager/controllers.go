@@ -24,6 +24,10 @@ import (
 	"kubik/ch04-controllers/volume/persistentvolume"
 )
 
+// GarbageCollector is the garbage collector's name in --controllers. The
+// apiserver must know whether one runs (--enable-garbage-collector).
+const GarbageCollector = "garbagecollector"
+
 // Controller is a constructed controller, ready to run.
 type Controller interface {
 	Run(ctx context.Context, workers int)
@@ -92,7 +96,7 @@ func Descriptors() []Descriptor {
 		// Garbage collector, namespace, serviceaccount and
 		// persistentvolume-binder controllers (upstream's workers: 20 GC
 		// workers, 10 namespace workers, 1 for the other two).
-		{Name: "garbagecollector", ConcurrencyFlag: "concurrent-gc-syncs", DefaultConcurrency: 20,
+		{Name: GarbageCollector, ConcurrencyFlag: "concurrent-gc-syncs", DefaultConcurrency: 20,
 			New: func(cc *controller.ControllerContext, _ *Config) (Controller, error) {
 				return garbagecollector.NewGarbageCollector(cc)
 			}},

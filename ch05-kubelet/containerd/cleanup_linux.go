@@ -47,7 +47,7 @@ func Cleanup(cfg Config, log *slog.Logger) error {
 			errs = append(errs, fmt.Errorf("umount %s: %w", m, err))
 		}
 	}
-	if _, err := os.Stat(cfg.NetNSPath()); err == nil {
+	if _, err := os.Stat(cfg.NetNSPath()); err == nil && cfg.NetNS == "" {
 		if err := run("ip", "netns", "del", cfg.Name); err != nil {
 			errs = append(errs, err)
 		}
@@ -75,7 +75,7 @@ func Leftovers(cfg Config) []string {
 	for _, m := range mountsUnder(cfg.Dir) {
 		out = append(out, "mount "+m)
 	}
-	if _, err := os.Stat(cfg.NetNSPath()); err == nil {
+	if _, err := os.Stat(cfg.NetNSPath()); err == nil && cfg.NetNS == "" {
 		out = append(out, "netns "+cfg.NetNSPath())
 	}
 	for _, d := range cgroupDirs(cfg) {

@@ -10,6 +10,17 @@ import (
 // reference plugins (not /opt/cni/bin).
 const CNIBinDir = "/usr/lib/cni"
 
+// BridgeNetwork is chapter 5's pod network: the reference bridge and
+// host-local plugins on the node's pod CIDR (cniConflist below) — enough
+// for pods on one node; chapter 6 connects nodes.
+type BridgeNetwork struct{}
+
+// ConfList is cniConflist.
+func (BridgeNetwork) ConfList(cfg Config) ([]byte, error) { return []byte(cniConflist(cfg)), nil }
+
+// BinDir is Debian's plugin directory.
+func (BridgeNetwork) BinDir() string { return CNIBinDir }
+
 // configTOML is containerd 1.6's config (version 2): every path of its own
 // under cfg.Dir, the CRI plugin with our pause image and CNI network.
 func configTOML(cfg Config) string {
@@ -47,7 +58,7 @@ state = %[2]q
         SystemdCgroup = false
         Root = %[8]q
 `, filepath.Join(d, "root"), filepath.Join(d, "state"), cfg.Socket(), filepath.Join(d, "opt"),
-		cfg.SandboxImage, CNIBinDir, filepath.Join(d, "net.d"), filepath.Join(d, "runc"))
+		cfg.SandboxImage, cfg.network().BinDir(), filepath.Join(d, "net.d"), filepath.Join(d, "runc"))
 }
 
 // cniConflist is the pod network: a bridge cni0 in the node's namespace,

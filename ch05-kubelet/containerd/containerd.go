@@ -41,7 +41,28 @@ type Config struct {
 	Name         string // network namespace, cgroup parent and CNI network name, e.g. kubik-3f2a9c1d
 	PodCIDR      string // the node's pod subnet, e.g. 10.244.0.0/24
 	SandboxImage string // the pause image, e.g. registry.k8s.io/pause:3.10 (imported, never pulled)
-	Logger       *slog.Logger
+	// Network is the pod network: the CNI configuration containerd reads
+	// and the plugins it execs for each pod sandbox. Nil: chapter 5's,
+	// BridgeNetwork. Chapter 6 brings its own plugin.
+	Network Network
+	// NetNS is a network namespace that already exists (a path), for a
+	// node that is a machine of its own (chapter 6): containerd runs in it,
+	// and it stays when containerd stops. Empty: containerd gets a
+	// namespace of its own, Name, made by Start and removed by Stop.
+	NetNS  string
+	Logger *slog.Logger
+}
+
+// Network is the seam between the node and its pod network. containerd
+// (its CRI plugin) execs CNI plugins from one directory, inside the node's
+// network namespace, for every pod sandbox; which plugins, configured how,
+// is the network's business — the network chapter's.
+type Network interface {
+	// ConfList is the CNI network configuration list (net.d), written
+	// before containerd starts: its reload on change is unreliable.
+	ConfList(cfg Config) ([]byte, error)
+	// BinDir is the directory of plugin binaries (containerd's bin_dir).
+	BinDir() string
 }
 
 // Daemon is a running containerd.
@@ -59,7 +80,20 @@ func (c Config) Socket() string { return filepath.Join(c.Dir, "containerd.sock")
 func (c Config) Endpoint() string { return "unix://" + c.Socket() }
 
 // NetNSPath is the node's network namespace.
-func (c Config) NetNSPath() string { return "/run/netns/" + c.Name }
+func (c Config) NetNSPath() string {
+	if c.NetNS != "" {
+		return c.NetNS
+	}
+	return "/run/netns/" + c.Name
+}
+
+// network is c.Network, or chapter 5's bridge.
+func (c Config) network() Network {
+	if c.Network == nil {
+		return BridgeNetwork{}
+	}
+	return c.Network
+}
 
 // CgroupParent is where the pods' cgroups go (cgroupfs driver).
 func (c Config) CgroupParent() string { return "/" + c.Name }

@@ -37,15 +37,21 @@ func Start(ctx context.Context, cfg Config) (*Daemon, error) {
 	}
 	// The CNI conf must exist before containerd starts: its reload on
 	// change is unreliable (recipe, pitfall P5).
-	if err := os.WriteFile(filepath.Join(cfg.Dir, "net.d", "10-kubik.conflist"), []byte(cniConflist(cfg)), 0o600); err != nil {
+	conf, err := cfg.network().ConfList(cfg)
+	if err != nil {
 		return nil, err
 	}
-	if err := run("ip", "netns", "add", cfg.Name); err != nil {
+	if err := os.WriteFile(filepath.Join(cfg.Dir, "net.d", "10-kubik.conflist"), conf, 0o600); err != nil {
 		return nil, err
 	}
-	if err := run("ip", "-n", cfg.Name, "link", "set", "lo", "up"); err != nil {
-		run("ip", "netns", "del", cfg.Name)
-		return nil, err
+	if cfg.NetNS == "" {
+		if err := run("ip", "netns", "add", cfg.Name); err != nil {
+			return nil, err
+		}
+		if err := run("ip", "-n", cfg.Name, "link", "set", "lo", "up"); err != nil {
+			run("ip", "netns", "del", cfg.Name)
+			return nil, err
+		}
 	}
 
 	logf, err := os.OpenFile(filepath.Join(cfg.Dir, "containerd.log"), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)

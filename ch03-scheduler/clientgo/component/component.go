@@ -9,6 +9,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"kubik/ch01-apiserver/app"
 	"log/slog"
 	"os"
 	"os/signal"
@@ -44,11 +45,10 @@ func runComponent(f Flags, run func(ctx context.Context, log *slog.Logger) error
 	if f.Kubeconfig == "" {
 		return errors.New("--kubeconfig is required")
 	}
-	var level slog.Level
-	if err := level.UnmarshalText([]byte(f.LogLevel)); err != nil {
-		return fmt.Errorf("--log-level: %w", err)
+	log, err := app.NewLogger(f.LogLevel, os.Stderr)
+	if err != nil {
+		return err
 	}
-	log := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: level}))
 	if f.CPUProfile != "" {
 		out, err := os.Create(f.CPUProfile)
 		if err != nil {

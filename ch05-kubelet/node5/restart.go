@@ -1,4 +1,4 @@
-package main
+package node5
 
 import (
 	"context"

@@ -1,4 +1,4 @@
-package main
+package node5
 
 import (
 	"crypto/tls"
@@ -13,13 +13,13 @@ import (
 	"kubik/ch05-kubelet/kubelet"
 )
 
-// serverFlags are the kubelet API's flags, with upstream's names.
-type serverFlags struct {
+// ServerFlags are the kubelet API's flags, with upstream's names.
+type ServerFlags struct {
 	address, tlsCertFile, tlsKeyFile, clientCAFile string
 	port                                           int
 }
 
-func (f *serverFlags) addFlags(fs *flag.FlagSet) {
+func (f *ServerFlags) AddFlags(fs *flag.FlagSet) {
 	fs.StringVar(&f.address, "address", "", "the address the kubelet API (logs, exec, port-forward) listens on (default: --node-ip)")
 	fs.IntVar(&f.port, "port", kubelet.DefaultPort, "the kubelet API's port (0: no kubelet API)")
 	fs.StringVar(&f.tlsCertFile, "tls-cert-file", "", "the kubelet API's serving certificate (default: one issued by the cluster CA at start, written to --root-dir/pki/kubelet.crt)")
@@ -30,7 +30,7 @@ func (f *serverFlags) addFlags(fs *flag.FlagSet) {
 // config builds the kubelet API's ServerConfig. By default the serving
 // certificate is issued by the cluster CA for the node's name, hostname
 // and IP, so the apiserver can verify it.
-func (f *serverFlags) config(ca *pki.CA, nodeName, nodeIP, rootDir string) (kubelet.ServerConfig, error) {
+func (f *ServerFlags) config(ca *pki.CA, nodeName, nodeIP, rootDir string) (kubelet.ServerConfig, error) {
 	sc := kubelet.ServerConfig{Address: f.address, Port: f.port, ClientCA: ca.CertPool()}
 	if f.port == 0 {
 		return sc, nil
