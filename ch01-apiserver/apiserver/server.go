@@ -14,6 +14,7 @@ import (
 	"crypto/x509"
 	"errors"
 	"fmt"
+	"kubik/ch01-apiserver/version"
 	"log/slog"
 	"net"
 	"net/http"
@@ -33,7 +34,7 @@ import (
 var Version = VersionInfo{
 	Major: "1", Minor: "35", EmulationMajor: "1", EmulationMinor: "35",
 	MinCompatibilityMajor: "1", MinCompatibilityMinor: "34",
-	GitVersion: "v1.35.4-kubik", GitCommit: "", GitTreeState: "clean",
+	GitVersion: version.Version, GitCommit: "", GitTreeState: "clean",
 	BuildDate: "2026-11-30T00:00:00Z", Compiler: "gc",
 }
 

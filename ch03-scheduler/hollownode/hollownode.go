@@ -49,6 +49,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"kubik/ch01-apiserver/version"
 	"log/slog"
 	"maps"
 	"net/netip"
@@ -71,7 +72,7 @@ const (
 	// AnnotationSimulation tells whoever reads the Node what it is.
 	AnnotationSimulation = "kubik.io/simulation"
 
-	KubeletVersion = "v1.35.4-kubik-hollow"
+	KubeletVersion = version.Version + "-hollow"
 	RuntimeVersion = "hollow://1.0.0"
 
 	// LeaseDurationSeconds and the renew interval are the kubelet's defaults.

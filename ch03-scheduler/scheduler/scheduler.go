@@ -26,6 +26,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"kubik/ch01-apiserver/version"
 	"log/slog"
 	"math/rand/v2"
 	"os"
@@ -46,7 +47,7 @@ import (
 
 const (
 	DefaultSchedulerName = "default-scheduler"
-	Version              = "v1.35.4-kubik"
+	Version              = version.Version
 )
 
 // ErrNoNodesAvailable: the cluster has no nodes at all.

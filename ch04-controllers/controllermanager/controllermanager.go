@@ -18,6 +18,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"kubik/ch01-apiserver/version"
 	"log/slog"
 	"slices"
 	"strconv"
@@ -31,7 +32,7 @@ import (
 )
 
 // Version is reported in the User-Agent.
-const Version = "v1.35.4-kubik"
+const Version = version.Version
 
 // Config is kube-controller-manager's configuration, with upstream's flag
 // names (AddFlags).

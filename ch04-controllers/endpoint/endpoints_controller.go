@@ -27,12 +27,12 @@ package endpoint
 
 import (
 	"context"
+	"kubik/ch04-controllers/controller/endpointutil"
 	"kubik/ch04-controllers/worker"
 	"log/slog"
 	"maps"
 
 	"kubik/ch01-apiserver/api/corev1"
-	"kubik/ch01-apiserver/apiserver/selection"
 	"kubik/ch03-scheduler/clientgo/rest"
 	"kubik/ch03-scheduler/clientgo/tools/cache"
 	"kubik/ch03-scheduler/clientgo/util/workqueue"
@@ -92,14 +92,8 @@ func NewEndpointController(cc *controller.ControllerContext) (*EndpointControlle
 
 // enqueueServicesOf queues the Services selecting p now or before (old).
 func (c *EndpointController) enqueueServicesOf(p, old *corev1.Pod) {
-	for _, s := range c.services.GetStore().ByIndex(cache.NamespaceIndex, p.Namespace) {
-		if s.Spec.Selector == nil {
-			continue
-		}
-		sel := selection.SelectorFromSet(s.Spec.Selector)
-		if sel.Matches(p.Labels) || (old != nil && sel.Matches(old.Labels)) {
-			c.queue.Add(cache.MetaNamespaceKeyFunc(s))
-		}
+	for _, key := range endpointutil.PodServiceMemberships(c.services.GetStore(), p, old) {
+		c.queue.Add(key)
 	}
 }
 

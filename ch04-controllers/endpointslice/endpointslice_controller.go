@@ -38,12 +38,12 @@ package endpointslice
 
 import (
 	"context"
+	"kubik/ch04-controllers/controller/endpointutil"
 	"kubik/ch04-controllers/worker"
 	"log/slog"
 
 	"kubik/ch01-apiserver/api/corev1"
 	"kubik/ch01-apiserver/api/discoveryv1"
-	"kubik/ch01-apiserver/apiserver/selection"
 	"kubik/ch03-scheduler/clientgo/rest"
 	"kubik/ch03-scheduler/clientgo/tools/cache"
 	"kubik/ch03-scheduler/clientgo/util/workqueue"
@@ -115,15 +115,10 @@ func NewEndpointSliceController(cc *controller.ControllerContext) (*EndpointSlic
 	return c, nil
 }
 
+// enqueueServicesOf queues the Services selecting p now or before (old).
 func (c *EndpointSliceController) enqueueServicesOf(p, old *corev1.Pod) {
-	for _, s := range c.services.GetStore().ByIndex(cache.NamespaceIndex, p.Namespace) {
-		if s.Spec.Selector == nil {
-			continue
-		}
-		sel := selection.SelectorFromSet(s.Spec.Selector)
-		if sel.Matches(p.Labels) || (old != nil && sel.Matches(old.Labels)) {
-			c.queue.Add(cache.MetaNamespaceKeyFunc(s))
-		}
+	for _, key := range endpointutil.PodServiceMemberships(c.services.GetStore(), p, old) {
+		c.queue.Add(key)
 	}
 }
 

@@ -38,6 +38,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"kubik/ch01-apiserver/version"
 	"kubik/ch04-controllers/record"
 	workers "kubik/ch04-controllers/worker"
 	"log/slog"
@@ -56,7 +57,7 @@ import (
 )
 
 // Version is what the Node's nodeInfo.kubeletVersion says.
-const Version = "v1.35.4-kubik"
+const Version = version.Version
 
 // Config is the kubelet's, with upstream's flag names in the comments.
 type Config struct {

@@ -14,6 +14,7 @@ import (
 	"kubik/ch01-apiserver/api/corev1"
 	"kubik/ch01-apiserver/api/intstr"
 	"kubik/ch01-apiserver/apiserver/selection"
+	"kubik/ch03-scheduler/clientgo/tools/cache"
 )
 
 // EndpointsLastChangeTriggerTime is the annotation telling when the change
@@ -112,4 +113,22 @@ func LastChangeTriggerTime(svc *corev1.Service, pods []*corev1.Pod) string {
 // PodRef is an endpoint's targetRef.
 func PodRef(p *corev1.Pod) *corev1.ObjectReference {
 	return &corev1.ObjectReference{Kind: "Pod", Namespace: p.Namespace, Name: p.Name, UID: p.UID}
+}
+
+// PodServiceMemberships are the keys of the Services in services that
+// select p now or selected it before (old, nil for a new pod): the Services
+// whose endpoints a change of p may change. Upstream:
+// endpointutil.GetPodServiceMemberships.
+func PodServiceMemberships(services *cache.Store[corev1.Service], p, old *corev1.Pod) []string {
+	var keys []string
+	for _, s := range services.ByIndex(cache.NamespaceIndex, p.Namespace) {
+		if s.Spec.Selector == nil {
+			continue
+		}
+		sel := selection.SelectorFromSet(s.Spec.Selector)
+		if sel.Matches(p.Labels) || (old != nil && sel.Matches(old.Labels)) {
+			keys = append(keys, cache.MetaNamespaceKeyFunc(s))
+		}
+	}
+	return keys
 }
