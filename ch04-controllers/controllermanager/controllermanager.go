@@ -54,7 +54,14 @@ type Config struct {
 	// namespace; empty: the CA the manager's kubeconfig trusts.
 	RootCAFile string
 	Logger     *slog.Logger
+	// Extra are controllers a later chapter brings to the manager
+	// (chapter 6's node-ipam-controller). Add them before AddFlags: their
+	// --concurrent-*-syncs flags and --controllers names come with them.
+	Extra []Descriptor
 }
+
+// all are the built-in controllers and the Extra ones.
+func (c *Config) all() []Descriptor { return append(Descriptors(), c.Extra...) }
 
 // AddFlags registers the flags on fs with upstream's names and defaults.
 func (c *Config) AddFlags(fs *flag.FlagSet) {
@@ -71,7 +78,7 @@ func (c *Config) AddFlags(fs *flag.FlagSet) {
 	if c.Concurrency == nil {
 		c.Concurrency = map[string]int{}
 	}
-	for _, d := range Descriptors() {
+	for _, d := range c.all() {
 		if d.ConcurrencyFlag == "" {
 			continue
 		}
@@ -114,7 +121,7 @@ func (c *Config) Validate() error {
 		if n == "*" {
 			continue
 		}
-		if !slices.Contains(KnownControllers, n) && !Has(n) {
+		if !slices.Contains(KnownControllers, n) && !slices.ContainsFunc(c.all(), func(d Descriptor) bool { return d.Name == n }) {
 			return fmt.Errorf("%q is not in the list of known controllers", n)
 		}
 	}
@@ -128,7 +135,7 @@ func (c *Config) Enabled() []Descriptor {
 		controllers = []string{"*"}
 	}
 	var out []Descriptor
-	for _, d := range Descriptors() {
+	for _, d := range c.all() {
 		if IsControllerEnabled(d.Name, d.DisabledByDefault, controllers) {
 			out = append(out, d)
 		}
