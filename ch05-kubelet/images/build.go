@@ -16,17 +16,25 @@ const (
 	Pause   = "registry.k8s.io/pause:3.10"
 	Busybox = "docker.io/library/busybox:latest"
 	Demo    = "kubik.local/demo:1.0"
-	KubeDNS = "kubik.local/kube-dns:1.0"
 )
 
 // BusyboxPath is Debian's statically linked busybox (package busybox-static).
 const BusyboxPath = "/bin/busybox"
 
-// Build writes pause.tar, busybox.tar, demo.tar and kube-dns.tar into dir.
-// The pause, demo and kube-dns (chapter 7's cluster DNS) binaries are
-// compiled with `go build` (static, CGO_ENABLED=0), so Build runs inside
-// the kubik module (the repository); busybox comes from BusyboxPath.
-func Build(dir string) error {
+// GoImage is an image of one static Go binary of the repository, which is
+// its entrypoint: how later chapters add their images (chapter 7's cluster
+// DNS) to the ones Build writes.
+type GoImage struct {
+	File    string // the tarball's name in the directory, e.g. kube-dns.tar
+	Name    string // e.g. kubik.local/kube-dns:1.0
+	Package string // e.g. kubik/ch07-kube-proxy/cmd/kube-dns
+}
+
+// Build writes pause.tar, busybox.tar and demo.tar into dir, and a tarball
+// for each of more. The Go binaries are compiled with `go build` (static,
+// CGO_ENABLED=0), so Build runs inside the kubik module (the repository);
+// busybox comes from BusyboxPath.
+func Build(dir string, more ...GoImage) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
@@ -44,23 +52,27 @@ func Build(dir string) error {
 	if err != nil {
 		return err
 	}
-	kubeDNS, err := goBuild("kubik/ch07-kube-proxy/cmd/kube-dns", tmp)
-	if err != nil {
-		return err
-	}
 	bb, err := busybox()
 	if err != nil {
 		return err
 	}
-	for file, img := range map[string]Image{
+	layouts := map[string]Image{
 		"pause.tar": {Names: []string{Pause}, Entrypoint: []string{"/pause"},
 			Files: []File{{Path: "/pause", Mode: 0o755, Contents: pause}}},
 		"demo.tar": {Names: []string{Demo}, Entrypoint: []string{"/demo"},
 			Files: append(baseDirs(), File{Path: "/demo", Mode: 0o755, Contents: demo})},
-		"kube-dns.tar": {Names: []string{KubeDNS}, Entrypoint: []string{"/kube-dns"},
-			Files: append(baseDirs(), File{Path: "/kube-dns", Mode: 0o755, Contents: kubeDNS})},
 		"busybox.tar": {Names: []string{Busybox, "docker.io/library/busybox:1.35"}, Cmd: []string{"sh"}, Files: bb},
-	} {
+	}
+	for _, g := range more {
+		bin, err := goBuild(g.Package, tmp)
+		if err != nil {
+			return err
+		}
+		entry := "/" + filepath.Base(g.Package)
+		layouts[g.File] = Image{Names: []string{g.Name}, Entrypoint: []string{entry},
+			Files: append(baseDirs(), File{Path: entry, Mode: 0o755, Contents: bin})}
+	}
+	for file, img := range layouts {
 		var buf bytes.Buffer
 		if err := WriteLayout(&buf, img, runtime.GOARCH); err != nil {
 			return err
