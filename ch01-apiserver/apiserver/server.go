@@ -204,7 +204,7 @@ func (s *Server) Listen() (net.Listener, error) {
 }
 
 // Serve bootstraps the cluster state, then serves HTTPS on ln until ctx ends.
-func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
+func (s *Server) Serve(ctx context.Context, ln net.Listener, more ...net.Listener) error {
 	srv := &http.Server{
 		Handler:           s.handler,
 		TLSConfig:         s.TLSConfig(),
@@ -212,10 +212,12 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 		ErrorLog:          slog.NewLogLogger(s.log.Handler(), slog.LevelDebug),
 		BaseContext:       func(net.Listener) context.Context { return ctx },
 	}
-	errc := make(chan error, 1)
-	go func() { errc <- srv.ServeTLS(ln, "", "") }()
+	errc := make(chan error, 1+len(more))
+	for _, l := range append([]net.Listener{ln}, more...) {
+		go func() { errc <- srv.ServeTLS(l, "", "") }()
+		s.log.Info("serving securely", "address", l.Addr().String())
+	}
 	s.rbac.watch(ctx)
-	s.log.Info("serving securely", "address", ln.Addr().String())
 
 	if err := s.Bootstrap(ctx); err != nil {
 		srv.Close()
@@ -232,6 +234,7 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 		srv.Shutdown(shutdownCtx)
 		return nil
 	case err := <-errc:
+		srv.Close()
 		return err
 	}
 }

@@ -53,6 +53,11 @@ type Options struct {
 	// off here until a chapter runs a collector, else such deletes would
 	// never finish).
 	EnableGarbageCollector bool
+	// ListenAlso are more addresses to serve on, at the same port: chapter
+	// 6 serves the node network's bridge address too, so that nodes and
+	// pods reach the control plane, while the host keeps 127.0.0.1 (not a
+	// flag: upstream has one --bind-address).
+	ListenAlso []string
 	// How the apiserver calls kubelets (see kubeletclient.go).
 	KubeletClientCertificate    string
 	KubeletClientKey            string
@@ -137,7 +142,7 @@ func Start(ctx context.Context, o *Options, store storage.Interface, log *slog.L
 	if err != nil {
 		return nil, nil, fmt.Errorf("cluster CA: %w", err)
 	}
-	hosts := []string{o.BindAddress}
+	hosts := append([]string{o.BindAddress}, o.ListenAlso...)
 	if o.AdvertiseAddress != "" {
 		hosts = append(hosts, o.AdvertiseAddress)
 	}
@@ -163,6 +168,24 @@ func Start(ctx context.Context, o *Options, store storage.Interface, log *slog.L
 		return nil, nil, fmt.Errorf("--secure-port: %w", err)
 	}
 	port := ln.Addr().(*net.TCPAddr).Port
+	var more []net.Listener
+	for _, a := range o.ListenAlso {
+		l, err := net.Listen("tcp", net.JoinHostPort(a, strconv.Itoa(port)))
+		if err != nil {
+			ln.Close()
+			for _, m := range more {
+				m.Close()
+			}
+			return nil, nil, fmt.Errorf("listening on %s as well: %w", a, err)
+		}
+		more = append(more, l)
+	}
+	closeAll := func() {
+		ln.Close()
+		for _, m := range more {
+			m.Close()
+		}
+	}
 	cfg := apiserver.Config{
 		Storage: store, BindAddress: o.BindAddress, SecurePort: port, AdvertiseAddress: advertise,
 		ServingCert: cert, ClientCA: ca.CertPool(), ServiceClusterIPRange: cidr, NodePortMin: lo, NodePortMax: hi,
@@ -173,16 +196,16 @@ func Start(ctx context.Context, o *Options, store storage.Interface, log *slog.L
 		EnableGarbageCollection: o.EnableGarbageCollector,
 	}
 	if err := o.authConfig(&cfg); err != nil {
-		ln.Close()
+		closeAll()
 		return nil, nil, err
 	}
 	if err := o.kubeletClientConfig(&cfg, ca); err != nil {
-		ln.Close()
+		closeAll()
 		return nil, nil, err
 	}
 	srv, err := apiserver.New(cfg)
 	if err != nil {
-		ln.Close()
+		closeAll()
 		return nil, nil, err
 	}
 
@@ -201,7 +224,7 @@ func Start(ctx context.Context, o *Options, store storage.Interface, log *slog.L
 	}
 
 	errc := make(chan error, 1)
-	go func() { errc <- srv.Serve(ctx, ln) }()
+	go func() { errc <- srv.Serve(ctx, ln, more...) }()
 	if err := waitReady(ctx, srv, errc); err != nil {
 		return nil, nil, err
 	}

@@ -24,12 +24,15 @@ import (
 type Config struct {
 	cluster4.Config
 	Node node5.Config // the kubelet's flags and the node's pod network
+	// LocalNode runs this machine as the node. Chapter 6 turns it off: its
+	// nodes are machines of their own, each running a node5 of its own.
+	LocalNode bool
 }
 
 // NewConfig is the configuration with chapter 5's defaults: chapter 4's,
 // without hollow nodes (--hollow-nodes=N brings them back).
 func NewConfig() *Config {
-	c := &Config{Config: *cluster4.NewConfig(), Node: *node5.NewConfig()}
+	c := &Config{Config: *cluster4.NewConfig(), Node: *node5.NewConfig(), LocalNode: true}
 	c.HollowNodes = 0
 	return c
 }
@@ -68,8 +71,10 @@ func (c *Cluster) Welcome(w io.Writer) {
 // cluster, then the node.
 func Start(ctx context.Context, cfg *Config, log *slog.Logger) (_ *Cluster, err error) {
 	node := cfg.Node
-	if err := node.Resolve(cfg.DataDir); err != nil {
-		return nil, err
+	if cfg.LocalNode {
+		if err := node.Resolve(cfg.DataDir); err != nil {
+			return nil, err
+		}
 	}
 	c4, err := cluster4.Start(ctx, &cfg.Config, log)
 	if err != nil {
@@ -81,6 +86,9 @@ func Start(ctx context.Context, cfg *Config, log *slog.Logger) (_ *Cluster, err 
 			c.Stop()
 		}
 	}()
+	if !cfg.LocalNode {
+		return c, nil
+	}
 	kc, err := c.Kubeconfig("kubelet", pki.Node(node.HostnameOverride))
 	if err != nil {
 		return nil, err

@@ -59,7 +59,10 @@ type Config struct {
 // is the network's business — the network chapter's.
 type Network interface {
 	// ConfList is the CNI network configuration list (net.d), written
-	// before containerd starts: its reload on change is unreliable.
+	// before containerd starts: its reload on change is unreliable. Nil:
+	// none yet — the network's node agent writes it (at ConfListPath) once
+	// the node's network is set up; until then the runtime reports
+	// NetworkReady=false and the Node is NotReady, as upstream.
 	ConfList(cfg Config) ([]byte, error)
 	// BinDir is the directory of plugin binaries (containerd's bin_dir).
 	BinDir() string
@@ -75,6 +78,10 @@ type Daemon struct {
 
 // Socket is the CRI endpoint, as --container-runtime-endpoint spells it.
 func (c Config) Socket() string { return filepath.Join(c.Dir, "containerd.sock") }
+
+// ConfListPath is where containerd reads the pod network's CNI
+// configuration list.
+func (c Config) ConfListPath() string { return filepath.Join(c.Dir, "net.d", "10-kubik.conflist") }
 
 // Endpoint is the gRPC target of Socket (absolute: unix:///...).
 func (c Config) Endpoint() string { return "unix://" + c.Socket() }

@@ -41,8 +41,11 @@ func Start(ctx context.Context, cfg Config) (*Daemon, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := os.WriteFile(filepath.Join(cfg.Dir, "net.d", "10-kubik.conflist"), conf, 0o600); err != nil {
-		return nil, err
+	os.Remove(cfg.ConfListPath()) // a previous run's
+	if conf != nil {
+		if err := os.WriteFile(cfg.ConfListPath(), conf, 0o600); err != nil {
+			return nil, err
+		}
 	}
 	if cfg.NetNS == "" {
 		if err := run("ip", "netns", "add", cfg.Name); err != nil {
@@ -74,7 +77,7 @@ func Start(ctx context.Context, cfg Config) (*Daemon, error) {
 
 	start := time.Now()
 	for {
-		if exec.Command("ctr", "--address", cfg.Socket(), "version").Run() == nil {
+		if answers(ctx, cfg.Socket()) {
 			break
 		}
 		select {
@@ -94,16 +97,6 @@ func Start(ctx context.Context, cfg Config) (*Daemon, error) {
 	log.Info("containerd started", "pid", cmd.Process.Pid, "endpoint", cfg.Endpoint(), "netns", cfg.NetNSPath(),
 		"podCIDR", cfg.PodCIDR, "took", time.Since(start).Round(time.Millisecond))
 	return d, nil
-}
-
-// ImportImage imports an OCI image-layout tarball into the k8s.io namespace,
-// where the CRI finds it (the tarball's index names the image).
-func (d *Daemon) ImportImage(tarball string) error {
-	out, err := exec.Command("ctr", "--address", d.cfg.Socket(), "-n", "k8s.io", "images", "import", tarball).CombinedOutput()
-	if err != nil {
-		return fmt.Errorf("ctr images import %s: %v: %s", tarball, err, out)
-	}
-	return nil
 }
 
 // Stop ends containerd (SIGTERM, SIGKILL after 10 s) and removes
@@ -132,17 +125,4 @@ func run(name string, args ...string) error {
 		return fmt.Errorf("%s %s: %v: %s", name, strings.Join(args, " "), err, strings.TrimSpace(string(out)))
 	}
 	return nil
-}
-
-// Images lists the image names containerd has in the CRI's namespace.
-func (d *Daemon) Images() (map[string]bool, error) {
-	out, err := exec.Command("ctr", "--address", d.cfg.Socket(), "-n", "k8s.io", "images", "ls", "-q").Output()
-	if err != nil {
-		return nil, fmt.Errorf("ctr images ls: %w", err)
-	}
-	have := map[string]bool{}
-	for _, n := range strings.Fields(string(out)) {
-		have[n] = true
-	}
-	return have, nil
 }

@@ -49,7 +49,7 @@ type Config struct {
 
 	// Network is the pod network of the node's containerd; nil: chapter
 	// 5's reference bridge (containerd.BridgeNetwork).
-	Network containerd.Network
+	Network containerd.Network `json:"-"`
 	// NetNS is the network namespace the node lives in, when it is a
 	// machine of its own (chapter 6); empty: this machine, with a network
 	// namespace of its own for containerd and the pods.
@@ -122,7 +122,9 @@ type Node struct {
 
 // Start starts the node's runtime (unless one is given) and its kubelet,
 // which runs until ctx ends. kubeconfig is the kubelet's identity
-// (system:node:<name>); ca issues its serving certificate. cfg must be
+// (system:node:<name>); ca issues its serving certificate and verifies the
+// apiserver's client certificate — nil when cfg.Server names the files
+// (chapter 6's machines get theirs from the cluster's PKI). cfg must be
 // Resolved.
 func Start(ctx context.Context, cfg *Config, kubeconfig string, ca *pki.CA, log *slog.Logger) (_ *Node, err error) {
 	n := &Node{Name: cfg.HostnameOverride, IP: cfg.NodeIP, Endpoint: cfg.RuntimeEndpoint}
@@ -134,7 +136,7 @@ func Start(ctx context.Context, cfg *Config, kubeconfig string, ca *pki.CA, log 
 
 	// The node's runtime: our own containerd unless one is given.
 	netns := cfg.NetNS
-	rc := containerd.Config{Dir: filepath.Join(cfg.RootDir, "containerd"), Name: instanceName(cfg.RootDir),
+	rc := containerd.Config{Dir: filepath.Join(cfg.RootDir, "containerd"), Name: RuntimeName(cfg.RootDir),
 		PodCIDR: cfg.PodCIDR, SandboxImage: images.Pause, Network: cfg.Network, NetNS: cfg.NetNS, Logger: log}
 	if n.Endpoint == "" {
 		if n.runtime, err = containerd.Start(ctx, rc); err != nil {
@@ -199,9 +201,10 @@ func (n *Node) Stop() {
 	}
 }
 
-// instanceName names the node's network namespace, cgroup parent and CNI
-// network after its root dir, so two runs in different dirs never clash.
-func instanceName(rootDir string) string {
+// RuntimeName names the node's containerd network namespace, cgroup parent
+// and CNI network after its root dir, so two runs in different dirs never
+// clash.
+func RuntimeName(rootDir string) string {
 	sum := sha256.Sum256([]byte(rootDir))
 	return "kubik-" + hex.EncodeToString(sum[:4])
 }

@@ -15,39 +15,42 @@ import (
 
 // ServerFlags are the kubelet API's flags, with upstream's names.
 type ServerFlags struct {
-	address, tlsCertFile, tlsKeyFile, clientCAFile string
-	port                                           int
+	Address, TLSCertFile, TLSKeyFile, ClientCAFile string
+	Port                                           int
 }
 
 func (f *ServerFlags) AddFlags(fs *flag.FlagSet) {
-	fs.StringVar(&f.address, "address", "", "the address the kubelet API (logs, exec, port-forward) listens on (default: --node-ip)")
-	fs.IntVar(&f.port, "port", kubelet.DefaultPort, "the kubelet API's port (0: no kubelet API)")
-	fs.StringVar(&f.tlsCertFile, "tls-cert-file", "", "the kubelet API's serving certificate (default: one issued by the cluster CA at start, written to --root-dir/pki/kubelet.crt)")
-	fs.StringVar(&f.tlsKeyFile, "tls-private-key-file", "", "the key of --tls-cert-file")
-	fs.StringVar(&f.clientCAFile, "client-ca-file", "", "CA whose client certificates the kubelet API accepts (default: the cluster CA)")
+	fs.StringVar(&f.Address, "address", "", "the address the kubelet API (logs, exec, port-forward) listens on (default: --node-ip)")
+	fs.IntVar(&f.Port, "port", kubelet.DefaultPort, "the kubelet API's port (0: no kubelet API)")
+	fs.StringVar(&f.TLSCertFile, "tls-cert-file", "", "the kubelet API's serving certificate (default: one issued by the cluster CA at start, written to --root-dir/pki/kubelet.crt)")
+	fs.StringVar(&f.TLSKeyFile, "tls-private-key-file", "", "the key of --tls-cert-file")
+	fs.StringVar(&f.ClientCAFile, "client-ca-file", "", "CA whose client certificates the kubelet API accepts (default: the cluster CA)")
 }
 
 // config builds the kubelet API's ServerConfig. By default the serving
 // certificate is issued by the cluster CA for the node's name, hostname
 // and IP, so the apiserver can verify it.
 func (f *ServerFlags) config(ca *pki.CA, nodeName, nodeIP, rootDir string) (kubelet.ServerConfig, error) {
-	sc := kubelet.ServerConfig{Address: f.address, Port: f.port, ClientCA: ca.CertPool()}
-	if f.port == 0 {
+	sc := kubelet.ServerConfig{Address: f.Address, Port: f.Port}
+	if ca != nil {
+		sc.ClientCA = ca.CertPool()
+	}
+	if f.Port == 0 {
 		return sc, nil
 	}
 	var err error
 	switch {
-	case f.tlsCertFile != "" && f.tlsKeyFile != "":
-		sc.ServingCert, err = tls.LoadX509KeyPair(f.tlsCertFile, f.tlsKeyFile)
-	case f.tlsCertFile != "" || f.tlsKeyFile != "":
+	case f.TLSCertFile != "" && f.TLSKeyFile != "":
+		sc.ServingCert, err = tls.LoadX509KeyPair(f.TLSCertFile, f.TLSKeyFile)
+	case f.TLSCertFile != "" || f.TLSKeyFile != "":
 		return sc, errors.New("--tls-cert-file and --tls-private-key-file go together")
 	default:
 		hosts := []string{nodeName, nodeIP, "localhost", "127.0.0.1"}
 		if h, herr := os.Hostname(); herr == nil {
 			hosts = append(hosts, h)
 		}
-		if f.address != "" {
-			hosts = append(hosts, f.address)
+		if f.Address != "" {
+			hosts = append(hosts, f.Address)
 		}
 		var certPEM, keyPEM []byte
 		if certPEM, keyPEM, err = ca.IssueServingCert(nodeName, hosts); err != nil {
@@ -68,14 +71,14 @@ func (f *ServerFlags) config(ca *pki.CA, nodeName, nodeIP, rootDir string) (kube
 	if err != nil {
 		return sc, fmt.Errorf("kubelet serving certificate: %w", err)
 	}
-	if f.clientCAFile != "" {
-		data, err := os.ReadFile(f.clientCAFile)
+	if f.ClientCAFile != "" {
+		data, err := os.ReadFile(f.ClientCAFile)
 		if err != nil {
 			return sc, fmt.Errorf("--client-ca-file: %w", err)
 		}
 		sc.ClientCA = x509.NewCertPool()
 		if !sc.ClientCA.AppendCertsFromPEM(data) {
-			return sc, fmt.Errorf("--client-ca-file: no certificate in %s", f.clientCAFile)
+			return sc, fmt.Errorf("--client-ca-file: no certificate in %s", f.ClientCAFile)
 		}
 	}
 	return sc, nil
