@@ -105,9 +105,15 @@ func TestScheduling(t *testing.T) {
 	})
 
 	// Scheduling gates: the pod is not tried until its last gate is gone —
-	// STATUS SchedulingGated, no node, no FailedScheduling event.
+	// STATUS SchedulingGated, no node, no FailedScheduling event. The
+	// witness: a pod created after it, which would queue behind it (same
+	// priority, later), is bound while the gated one is not.
 	k("run", "gated", "--image=nginx", `--overrides={"apiVersion":"v1","spec":{"schedulingGates":[{"name":"example.com/quota"}]}}`)
-	time.Sleep(2 * time.Second) // a scheduler that tried it would have bound it by now
+	k("run", "after-gated", "--image=nginx")
+	eventually("the pod created after the gated one bound", func() (string, bool) {
+		out := k("get", "pod", "after-gated", "-o", "jsonpath={.spec.nodeName}")
+		return out, out != ""
+	})
 	if out := k("get", "pod", "gated", "--no-headers"); !strings.Contains(out, "SchedulingGated") {
 		t.Errorf("kubectl get pod gated: %q", out)
 	}

@@ -27,10 +27,6 @@ func TestLeaderElectionFailover(t *testing.T) {
 	schedBin := testenv.Build(t, "kubik/ch03-scheduler/cmd/kube-scheduler")
 	c := testenv.Start(t, apiserver, testenv.Options{})
 	k := func(args ...string) string { t.Helper(); return c.MustKubectl(t, kubectlVersion, "", args...) }
-	eventually := func(what string, timeout time.Duration, f func() (string, bool)) {
-		t.Helper()
-		testenv.Eventually(t, what, timeout, f)
-	}
 
 	// The scheduler's own identity, issued from the cluster CA.
 	kc := filepath.Join(t.TempDir(), "kube-scheduler.kubeconfig")
@@ -69,7 +65,7 @@ func TestLeaderElectionFailover(t *testing.T) {
 	bound := func(pod string) {
 		t.Helper()
 		k("run", pod, "--image=nginx")
-		eventually(pod+" bound", 30*time.Second, func() (string, bool) {
+		testenv.Eventually(t, pod+" bound", 30*time.Second, func() (string, bool) {
 			out := k("get", "pod", pod, "-o", "jsonpath={.spec.nodeName}")
 			return out, out == "node-1" || out == "node-2"
 		})

@@ -1,9 +1,21 @@
-// Package plugins holds the scheduler's in-tree plugins, one file each,
-// with upstream's names, messages and scores (pkg/scheduler/framework/plugins
-// in kubernetes/kubernetes). Default returns chapter 3's default profile:
-// the same plugins and order as upstream's, minus the volume plugins that
-// need what Kubik does not have (VolumeRestrictions, NodeVolumeLimits,
-// VolumeZone: in-tree and CSI volume types).
+// Package plugins holds the scheduler's in-tree plugins with upstream's
+// names, messages and scores (pkg/scheduler/framework/plugins in
+// kubernetes/kubernetes). Upstream has one package per plugin; here each
+// has one file, named after that package (queuesort.go,
+// nodeunschedulable.go, nodename.go, nodeports.go, tainttoleration.go,
+// nodeaffinity.go, noderesources.go, volumebinding.go,
+// podtopologyspread.go, interpodaffinity.go, dynamicresources.go,
+// defaultpreemption.go, imagelocality.go, defaultbinder.go,
+// schedulinggates.go). Two helpers have files of their own:
+// defaultselector.go (upstream's plugins/helper, the sets
+// PodTopologySpread's default constraints count in) and preemption_*.go
+// (upstream's framework/preemption Evaluator, which DefaultPreemption
+// drives).
+//
+// Default returns chapter 3's default profile: the same plugins and order
+// as upstream's, minus the volume plugins that need what Kubik does not
+// have (VolumeRestrictions, NodeVolumeLimits, VolumeZone: in-tree and CSI
+// volume types).
 package plugins
 
 import (

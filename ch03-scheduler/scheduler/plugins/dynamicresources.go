@@ -9,9 +9,10 @@ import (
 
 // DynamicResources is upstream's plugin for Dynamic Resource Allocation
 // (resource.k8s.io: ResourceClaims, DeviceClasses, ResourceSlices), enabled
-// by default since DRA went GA in 1.34. Kubik serves no resource.k8s.io API
-// and its pods carry no spec.resourceClaims, so every pod takes the plugin's
-// path for a pod without claims: Filter and Score are skipped, and
+// by default since DRA went GA in 1.34. The apiserver serves
+// resource.k8s.io/v1, but Kubik's pods carry no spec.resourceClaims and
+// nothing allocates devices, so every pod takes the plugin's path for a
+// pod without claims: Filter and Score are skipped, and
 // PostFilter — which could free a claim allocated elsewhere — answers
 // "no new claims to deallocate". That answer is part of every
 // FailedScheduling message of a real 1.34+ cluster:

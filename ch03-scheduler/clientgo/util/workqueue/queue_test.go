@@ -1,14 +1,22 @@
 package workqueue_test
 
 import (
+	"fmt"
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
 	"kubik/ch03-scheduler/clientgo/util/workqueue"
+	"kubik/internal/testenv"
 )
+
+// patience bounds every wait for something that must happen: generous, it
+// only turns a hang into a failure.
+const patience = 10 * time.Second
 
 // The basic queue's rules, as steps on one queue: "add x", "get x" (Get
 // must return x), "done x", and "len n".
@@ -48,25 +56,31 @@ func TestQueue(t *testing.T) {
 	}
 }
 
-// A key being processed is not handed to a second worker: Get waits until Done.
+// A key being processed is not handed to a second worker: the worker gets
+// the key queued after it, and then waits in Get until Done queues the
+// first key again.
 func TestQueueNoParallelProcessing(t *testing.T) {
 	q := workqueue.New[string]()
 	q.Add("a")
 	item, _ := q.Get()
-	q.Add("a")
+	q.Add("a") // while a worker has it
+	q.Add("b")
+	if it, _ := q.Get(); it != "b" {
+		t.Fatalf("a second worker got %q while the first processes a; want b", it)
+	}
 	got := make(chan string)
 	go func() {
 		it, _ := q.Get()
 		got <- it
 	}()
+	q.Done(item)
 	select {
 	case it := <-got:
-		t.Fatalf("a second worker got %q while the first processes it", it)
-	case <-time.After(100 * time.Millisecond):
-	}
-	q.Done(item)
-	if it := <-got; it != "a" {
-		t.Fatalf("got %q", it)
+		if it != "a" {
+			t.Fatalf("after Done(a) the waiting worker got %q", it)
+		}
+	case <-time.After(patience):
+		t.Fatal("Done(a) did not hand a to the waiting worker")
 	}
 }
 
@@ -86,30 +100,46 @@ func TestShutDown(t *testing.T) {
 	}
 	q.Done(it)
 
-	// Workers blocked in Get are woken.
+	// Workers blocked in Get are woken. (The pause gives the worker time
+	// to block; one that has not yet called Get sees the shutdown at once.)
 	q = workqueue.New[string]()
 	done := make(chan bool)
 	go func() { _, shutdown := q.Get(); done <- shutdown }()
 	time.Sleep(10 * time.Millisecond)
 	q.ShutDown()
-	if !<-done {
-		t.Fatal("blocked Get did not report shutdown")
+	select {
+	case shutdown := <-done:
+		if !shutdown {
+			t.Fatal("blocked Get did not report shutdown")
+		}
+	case <-time.After(patience):
+		t.Fatal("ShutDown did not wake the worker blocked in Get")
 	}
 }
 
+// ShutDownWithDrain returns only once every item handed out is Done: when
+// it returns, the Done of the item being processed must already have been
+// called (doneCalled is set just before it).
 func TestShutDownWithDrain(t *testing.T) {
 	q := workqueue.New[string]()
 	q.Add("a")
 	it, _ := q.Get()
-	drained := make(chan struct{})
-	go func() { q.ShutDownWithDrain(); close(drained) }()
-	select {
-	case <-drained:
-		t.Fatal("ShutDownWithDrain returned while an item is processed")
-	case <-time.After(50 * time.Millisecond):
-	}
+	var doneCalled atomic.Bool
+	returned := make(chan bool)
+	go func() { q.ShutDownWithDrain(); returned <- doneCalled.Load() }()
+	testenv.Eventually(t, "ShutDownWithDrain shuts the queue down", patience, func() (string, bool) {
+		return "ShuttingDown false", q.ShuttingDown()
+	})
+	doneCalled.Store(true)
 	q.Done(it)
-	<-drained
+	select {
+	case afterDone := <-returned:
+		if !afterDone {
+			t.Fatal("ShutDownWithDrain returned while an item was being processed")
+		}
+	case <-time.After(patience):
+		t.Fatal("ShutDownWithDrain did not return after the last Done")
+	}
 }
 
 func TestItemExponentialFailureRateLimiter(t *testing.T) {
@@ -137,96 +167,161 @@ func TestItemExponentialFailureRateLimiter(t *testing.T) {
 	}
 }
 
-func TestMaxOfRateLimiter(t *testing.T) {
-	r := workqueue.NewMaxOfRateLimiter[string](
-		workqueue.NewItemExponentialFailureRateLimiter[string](time.Millisecond, time.Second),
-		workqueue.NewBucketRateLimiter[string](1, 2), // the third retry within a second waits
-	)
-	if d := r.When("a"); d != time.Millisecond {
-		t.Fatalf("first: %v", d)
-	}
-	if d := r.When("b"); d != time.Millisecond {
-		t.Fatalf("second: %v", d)
-	}
-	if d := r.When("c"); d < 900*time.Millisecond {
-		t.Fatalf("third: %v, want about a second (the bucket is empty)", d)
-	}
+// loopClock is a FakeClock that shows what the delaying queue's waiting
+// loop waits for: the loop adds every item that is due, then calls After
+// for the earliest one left. The time it waits for is the witness that the
+// loop has looked at the clock's present and left the later items waiting.
+type loopClock struct {
+	*workqueue.FakeClock
+	start time.Time
+	mu    sync.Mutex
+	next  time.Time // the time the loop's latest After fires at
 }
 
-// eventually polls cond: the waiting loop runs in its own goroutine.
-func eventually(t *testing.T, what string, cond func() bool) {
+func newLoopClock() *loopClock {
+	start := time.Unix(1000, 0)
+	return &loopClock{FakeClock: workqueue.NewFakeClock(start), start: start}
+}
+
+func (c *loopClock) After(d time.Duration) <-chan time.Time {
+	ch := c.FakeClock.After(d) // registered before it is shown: Step fires it
+	c.mu.Lock()
+	c.next = c.Now().Add(d)
+	c.mu.Unlock()
+	return ch
+}
+
+// waitsFor waits until the waiting loop waits for the clock to read
+// start+at: it has taken the items added before.
+func (c *loopClock) waitsFor(t *testing.T, at time.Duration) {
 	t.Helper()
-	deadline := time.Now().Add(5 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("never: %s", what)
-		}
-		time.Sleep(time.Millisecond)
-	}
+	c.eventually(t, fmt.Sprintf("the waiting loop waits for start+%v", at), func(next time.Time) bool {
+		return next.Equal(c.start.Add(at))
+	})
 }
 
+// caughtUp waits until the waiting loop waits for a time after the clock's
+// present: it has added every item due by now.
+func (c *loopClock) caughtUp(t *testing.T) {
+	t.Helper()
+	now := c.Now()
+	c.eventually(t, fmt.Sprintf("the waiting loop waits for a time after start+%v", now.Sub(c.start)), func(next time.Time) bool {
+		return next.After(now)
+	})
+}
+
+func (c *loopClock) eventually(t *testing.T, what string, cond func(next time.Time) bool) {
+	t.Helper()
+	testenv.Eventually(t, what, patience, func() (string, bool) {
+		c.mu.Lock()
+		defer c.mu.Unlock()
+		if c.next.IsZero() {
+			return "it waits for nothing", false
+		}
+		return fmt.Sprintf("it waits for start+%v", c.next.Sub(c.start)), cond(c.next)
+	})
+}
+
+// taken gets every item the queue holds (each marked Done), in order.
+func taken(q interface {
+	Len() int
+	Get() (string, bool)
+	Done(string)
+}) []string {
+	var items []string
+	for q.Len() > 0 {
+		it, _ := q.Get()
+		q.Done(it)
+		items = append(items, it)
+	}
+	return items
+}
+
+// Delayed items are added when their time comes, each once, the earlier
+// time winning. Each step of the fake clock is followed by a witness: an
+// item that is due, or the loop waiting for the next item's time.
 func TestDelayingQueue(t *testing.T) {
-	clock := workqueue.NewFakeClock(time.Unix(1000, 0))
+	clock := newLoopClock()
 	q := workqueue.NewDelayingWithClock[string](clock)
 	defer q.ShutDown()
 
 	q.AddAfter("a", 50*time.Millisecond)
 	q.AddAfter("b", 20*time.Millisecond)
 	q.AddAfter("a", 10*time.Millisecond) // the earlier time wins
+	q.AddAfter("w", 9*time.Millisecond)  // the witness, due just before a
 	q.AddAfter("now", 0)
-	if q.Len() != 1 {
-		t.Fatalf("Len = %d, want 1 (only the undelayed item)", q.Len())
+	clock.waitsFor(t, 9*time.Millisecond) // the loop has taken all four
+	if got := taken(q); !slices.Equal(got, []string{"now"}) {
+		t.Fatalf("at once the queue holds %q, want only the undelayed item", got)
 	}
-	if it, _ := q.Get(); it != "now" {
-		t.Fatalf("got %q", it)
-	}
-	eventually(t, "the waiting loop waits", clock.HasWaiters)
+
+	// At 9ms the loop adds w and waits for a's 10ms: a is not added early.
 	clock.Step(9 * time.Millisecond)
-	time.Sleep(20 * time.Millisecond)
-	if q.Len() != 0 {
-		t.Fatalf("Len = %d before any item is due", q.Len())
+	clock.caughtUp(t)
+	if got := taken(q); !slices.Equal(got, []string{"w"}) {
+		t.Fatalf("at 9ms the queue holds %q, want only w", got)
 	}
 	clock.Step(time.Millisecond)
-	eventually(t, "a is added at 10ms", func() bool { return q.Len() == 1 })
-	clock.Step(10 * time.Millisecond)
-	eventually(t, "b is added at 20ms", func() bool { return q.Len() == 2 })
-	for _, want := range []string{"a", "b"} {
-		if it, _ := q.Get(); it != want {
-			t.Fatalf("got %q, want %q", it, want)
-		}
+	clock.caughtUp(t)
+	if got := taken(q); !slices.Equal(got, []string{"a"}) {
+		t.Fatalf("at 10ms the queue holds %q, want a", got)
 	}
+	clock.Step(10 * time.Millisecond)
+	testenv.Eventually(t, "b is added at 20ms", patience, func() (string, bool) {
+		return fmt.Sprintf("Len %d", q.Len()), q.Len() > 0
+	})
+	if got := taken(q); !slices.Equal(got, []string{"b"}) {
+		t.Fatalf("at 20ms the queue holds %q, want b", got)
+	}
+
+	// a's later time (50ms) was dropped: a witness due after it comes alone.
+	q.AddAfter("c", 40*time.Millisecond)
+	clock.caughtUp(t) // it has taken c
 	clock.Step(time.Second)
-	time.Sleep(20 * time.Millisecond)
-	if q.Len() != 0 {
-		t.Fatalf("a was added twice")
+	testenv.Eventually(t, "c is added at 60ms", patience, func() (string, bool) {
+		return fmt.Sprintf("Len %d", q.Len()), q.Len() > 0
+	})
+	if got := taken(q); !slices.Equal(got, []string{"c"}) {
+		t.Fatalf("after 60ms the queue holds %q, want only c (a was added twice?)", got)
 	}
 }
 
+// A worker fails on "a" three times: it comes back after 1s, 2s, 4s, not
+// earlier (a witness due 1ms before shows the loop looked), and Forget
+// resets its count.
 func TestRateLimitingQueue(t *testing.T) {
-	clock := workqueue.NewFakeClock(time.Unix(1000, 0))
+	clock := newLoopClock()
 	q := workqueue.NewRateLimitingWithClock[string](
 		workqueue.NewItemExponentialFailureRateLimiter[string](time.Second, time.Minute), clock)
 	defer q.ShutDown()
+	// Due long after the test: the loop always has an item to wait for.
+	q.AddAfter("sentinel", time.Hour)
 
-	// A worker fails on "a" three times: it comes back after 1s, 2s, 4s.
 	q.Add("a")
 	for _, backoff := range []time.Duration{time.Second, 2 * time.Second, 4 * time.Second} {
 		it, _ := q.Get()
+		failed := clock.Now().Sub(clock.start)
 		q.AddRateLimited(it)
 		q.Done(it)
-		eventually(t, "the waiting loop waits", clock.HasWaiters)
+		q.AddAfter("w", backoff-time.Millisecond)
+		clock.waitsFor(t, failed+backoff-time.Millisecond)
 		clock.Step(backoff - time.Millisecond)
-		time.Sleep(10 * time.Millisecond)
-		if q.Len() != 0 {
-			t.Fatalf("retried before %v", backoff)
+		clock.caughtUp(t)
+		if got := taken(q); !slices.Equal(got, []string{"w"}) {
+			t.Fatalf("%v after the failure the queue holds %q, want only w", backoff-time.Millisecond, got)
 		}
 		clock.Step(time.Millisecond)
-		eventually(t, "retried after "+backoff.String(), func() bool { return q.Len() == 1 })
+		testenv.Eventually(t, "retried after "+backoff.String(), patience, func() (string, bool) {
+			return fmt.Sprintf("Len %d", q.Len()), q.Len() == 1
+		})
 	}
 	if n := q.NumRequeues("a"); n != 3 {
 		t.Fatalf("NumRequeues = %d", n)
 	}
 	it, _ := q.Get()
+	if it != "a" {
+		t.Fatalf("got %q, want a", it)
+	}
 	q.Forget(it) // success
 	q.Done(it)
 	if n := q.NumRequeues("a"); n != 0 {
