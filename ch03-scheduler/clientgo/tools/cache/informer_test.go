@@ -52,12 +52,21 @@ func (r recorder) expect(t *testing.T, want ...string) {
 	}
 }
 
-func (r recorder) expectNothing(t *testing.T) {
+// expectNothingBefore asserts that no event is pending: it creates a
+// witness pod and the very next event must be the witness's (events reach
+// a handler in order, so an unwanted one would come first).
+func (r recorder) expectNothingBefore(t *testing.T, ctx context.Context, admin *rest.Client, witness string) {
 	t.Helper()
+	if _, err := rest.Create(ctx, admin, pod("ns", witness)); err != nil {
+		t.Fatal(err)
+	}
 	select {
 	case s := <-r:
-		t.Fatalf("unexpected event %q", s)
-	case <-time.After(200 * time.Millisecond):
+		if s != "add ns/"+witness {
+			t.Fatalf("unexpected event %q before the witness's", s)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatalf("no event for the witness %s in 10s", witness)
 	}
 }
 
@@ -145,7 +154,7 @@ func TestInformer(t *testing.T) {
 	}
 	rec.expect(t, "add ns/d")
 	late.expect(t, "add ns/d")
-	rec.expectNothing(t)
+	rec.expectNothingBefore(t, ctx, admin, "witness")
 }
 
 // When the watch cannot resume because the apiserver's history no longer
@@ -215,7 +224,7 @@ func TestInformerRelistAfterGone(t *testing.T) {
 		t.Fatal(err)
 	}
 	rec.expect(t, "add ns/e")
-	rec.expectNothing(t)
+	rec.expectNothingBefore(t, ctx, admin, "witness")
 }
 
 func TestFilteringHandler(t *testing.T) {
