@@ -875,22 +875,10 @@ func (k *kube) command(ctx context.Context, env []string, args ...string) *exec.
 	return cmd
 }
 
-// waitFor polls until cond holds or the deadline passes.
-func waitFor(d time.Duration, cond func() bool) bool {
-	deadline := time.Now().Add(d)
-	for time.Now().Before(deadline) {
-		if cond() {
-			return true
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
-	return cond()
-}
-
 // watch: `kubectl get pods -w` prints the list, then one row per event.
 func (k *kube) watch() {
 	t := k.t
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
 	defer cancel()
 	cmd := k.command(ctx, nil, "get", "pods", "-w")
 	var out, errb testenv.SyncBuffer
@@ -909,25 +897,33 @@ func (k *kube) watch() {
 		}
 	}
 	defer stop()
-	if !waitFor(15*time.Second, func() bool { return strings.Contains(out.String(), "web") }) {
-		t.Fatalf("get pods -w printed no list:\n%s%s", out.String(), errb.String())
-	}
+	testenv.Eventually(t, "get pods -w prints the list", 30*time.Second, func() (string, bool) {
+		return out.String() + errb.String(), strings.Contains(out.String(), "web")
+	})
 	k.write("w1.yaml", "apiVersion: v1\nkind: Pod\nmetadata:\n  name: w1\nspec:\n  containers:\n  - name: c\n    image: busybox\n")
 	k.ok("pod/w1 created\n", "create", "-f", "w1.yaml")
 	k.ok("pod/w1 labeled\n", "label", "pod", "w1", "a=b")
 	// An unscheduled pod is deleted at once (no kubelet has to confirm it).
 	k.ok("pod \"w1\" deleted\n", "delete", "pod", "w1")
+	// The witness: a pod created after w1 is gone. A watch delivers events
+	// in resourceVersion order, so once w2's row is printed every event of
+	// w1 has been too: nothing more of w1 may be printed before it.
+	k.write("w2.yaml", "apiVersion: v1\nkind: Pod\nmetadata:\n  name: w2\nspec:\n  containers:\n  - name: c\n    image: busybox\n")
+	k.ok("pod/w2 created\n", "create", "-f", "w2.yaml")
+	testenv.Eventually(t, "get pods -w prints w2", 30*time.Second, func() (string, bool) {
+		return out.String() + errb.String(), strings.Contains(out.String(), "\nw2 ")
+	})
+	stop()
+	k.ok("pod \"w2\" deleted\n", "delete", "pod", "w2")
 	want := `
 NAME   READY   STATUS    RESTARTS   AGE
 web    0/1     Pending   0          1s
 w1     0/1     Pending   0          0s
 w1     0/1     Pending   0          0s
 w1     0/1     Pending   0          0s`
-	waitFor(10*time.Second, func() bool { return strings.Count(out.String(), "w1") >= 3 })
-	time.Sleep(300 * time.Millisecond) // nothing more may come
-	stop()
-	if got, w := cells(out.String()), cells(want); got != w {
-		t.Errorf("get pods -w printed:\n%s\nwant:\n%s\nstderr: %s", out.String(), want, errb.String())
+	before, _, _ := strings.Cut(out.String(), "\nw2 ")
+	if got, w := cells(before), cells(want); got != w {
+		t.Errorf("get pods -w printed before the witness w2:\n%s\nwant:\n%s\nstderr: %s", out.String(), want, errb.String())
 	}
 }
 
@@ -939,17 +935,21 @@ func (k *kube) waitAndDelete() {
 	k.fails("Error from server (NotFound): pods \"nope\" not found\n", "wait", "--for=condition=Ready", "pod/nope", "--timeout=1s")
 
 	// wait --for=delete, running while the pod is deleted.
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
 	defer cancel()
-	cmd := k.command(ctx, nil, "wait", "--for=delete", "pod/web", "--timeout=20s")
+	// -v=6 logs each request once answered: the witness that kubectl
+	// watches (it has listed the pod and watches from there) before the
+	// deletion; a wait that starts after it succeeds silently, and this
+	// asserts the "condition met" line.
+	cmd := k.command(ctx, nil, "wait", "--for=delete", "pod/web", "--timeout=60s", "-v=6")
 	var out, errb testenv.SyncBuffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
 	if err := cmd.Start(); err != nil {
 		k.t.Fatal(err)
 	}
-	// Give kubectl time to start watching: a wait that starts after the
-	// deletion succeeds silently, and this asserts the "condition met" line.
-	time.Sleep(2 * time.Second)
+	testenv.Eventually(k.t, "kubectl wait watches pod/web", 30*time.Second, func() (string, bool) {
+		return errb.String(), strings.Contains(errb.String(), "&watch=true")
+	})
 	k.ok("pod \"web\" deleted\n", "delete", "pod", "web")
 	err := cmd.Wait()
 	if err != nil || out.String() != "pod/web condition met\n" {

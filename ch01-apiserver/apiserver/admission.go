@@ -12,6 +12,7 @@ import (
 	"kubik/ch01-apiserver/api/rbacv1"
 	"kubik/ch01-apiserver/api/schedulingv1"
 	"kubik/ch01-apiserver/api/scheme"
+	"kubik/ch01-apiserver/apiserver/auth/node"
 	"kubik/ch01-apiserver/apiserver/defaults"
 	"kubik/ch01-apiserver/storage"
 )
@@ -107,7 +108,7 @@ func admitMirrorPod(pod *corev1.Pod) error {
 	if pod.Spec.ServiceAccountName != "" {
 		return forbid("a mirror pod may not reference service accounts")
 	}
-	if len(podReferences(pod)["secrets"]) > 0 {
+	if len(node.PodReferences(pod)["secrets"]) > 0 {
 		return forbid("a mirror pod may not reference secrets")
 	}
 	for _, v := range pod.Spec.Volumes {

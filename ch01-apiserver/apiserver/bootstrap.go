@@ -14,6 +14,8 @@ import (
 	"kubik/ch01-apiserver/api/metav1"
 	"kubik/ch01-apiserver/api/schedulingv1"
 	"kubik/ch01-apiserver/api/scheme"
+	"kubik/ch01-apiserver/apiserver/auth"
+	"kubik/ch01-apiserver/apiserver/auth/rbac/bootstrappolicy"
 )
 
 // Bootstrap creates what a real apiserver creates for itself at start (its
@@ -33,13 +35,13 @@ func (s *Server) Bootstrap(ctx context.Context) error {
 		}
 	}
 	// The RBAC bootstrap policy: cluster-admin for system:masters, discovery
-	// for everyone, the component roles (rbac_bootstrap.go).
-	for _, role := range BootstrapClusterRoles() {
+	// for everyone, the component roles (auth/rbac/bootstrappolicy).
+	for _, role := range bootstrappolicy.ClusterRoles() {
 		if err := s.ensure(ctx, role); err != nil {
 			return err
 		}
 	}
-	for _, b := range BootstrapClusterRoleBindings() {
+	for _, b := range bootstrappolicy.ClusterRoleBindings() {
 		if err := s.ensure(ctx, b); err != nil {
 			return err
 		}
@@ -109,7 +111,7 @@ func (s *Server) ensure(ctx context.Context, obj metav1.Object) error {
 	r, _ := http.NewRequestWithContext(ctx, http.MethodPost, "/", nil)
 	r.Header.Set("User-Agent", "kube-apiserver")
 	q := &request{w: httptest.NewRecorder(), r: r, res: res,
-		info: &RequestInfo{Verb: "create", Namespace: meta.Namespace}, user: &UserInfo{Name: "system:apiserver", Groups: []string{GroupMasters}}}
+		info: &RequestInfo{Verb: "create", Namespace: meta.Namespace}, user: &auth.UserInfo{Name: "system:apiserver", Groups: []string{auth.GroupMasters}}}
 	_, err := s.create(ctx, q, obj)
 	var se *StatusError
 	if errors.As(err, &se) && se.Status.Code == http.StatusConflict {

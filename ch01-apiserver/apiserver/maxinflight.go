@@ -4,6 +4,8 @@ import (
 	"context"
 	"net/http"
 	"slices"
+
+	"kubik/ch01-apiserver/apiserver/auth"
 )
 
 // withMaxInFlight bounds how many requests the apiserver works on at once:
@@ -76,6 +78,6 @@ func isLongRunning(info *RequestInfo) bool {
 }
 
 func isMaster(ctx context.Context) bool {
-	u, ok := UserFrom(ctx)
-	return ok && u != nil && slices.Contains(u.Groups, GroupMasters)
+	u, ok := auth.UserFrom(ctx)
+	return ok && u != nil && slices.Contains(u.Groups, auth.GroupMasters)
 }

@@ -1,11 +1,12 @@
 package apiserver
 
 import (
-	"context"
 	"net/http"
 	"net/http/httptest"
 	"testing"
 	"time"
+
+	"kubik/ch01-apiserver/apiserver/auth"
 )
 
 // TestMaxInFlight: with one write seat taken, a second write by an
@@ -22,14 +23,14 @@ func TestMaxInFlight(t *testing.T) {
 			<-release
 		}
 	}))
-	scheduler := &UserInfo{Name: "system:kube-scheduler", Groups: []string{GroupAuthenticated}}
-	admin := &UserInfo{Name: "kubernetes-admin", Groups: []string{GroupMasters, GroupAuthenticated}}
-	do := func(u *UserInfo, method, target string, block bool) *httptest.ResponseRecorder {
+	scheduler := &auth.UserInfo{Name: "system:kube-scheduler", Groups: []string{auth.GroupAuthenticated}}
+	admin := &auth.UserInfo{Name: "kubernetes-admin", Groups: []string{auth.GroupMasters, auth.GroupAuthenticated}}
+	do := func(u *auth.UserInfo, method, target string, block bool) *httptest.ResponseRecorder {
 		r := httptest.NewRequest(method, target, nil)
 		if block {
 			r.Header.Set("Block", "1")
 		}
-		r = r.WithContext(context.WithValue(r.Context(), userKey{}, u))
+		r = r.WithContext(auth.WithUser(r.Context(), u))
 		w := httptest.NewRecorder()
 		h.ServeHTTP(w, r)
 		return w
@@ -49,7 +50,7 @@ func TestMaxInFlight(t *testing.T) {
 	}
 	// Reads have their own seats; a watch and system:masters need none.
 	for _, c := range []struct {
-		u              *UserInfo
+		u              *auth.UserInfo
 		method, target string
 	}{
 		{scheduler, "GET", "/api/v1/namespaces/default/pods/web"},

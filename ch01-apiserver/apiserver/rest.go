@@ -10,6 +10,7 @@ import (
 	"kubik/ch01-apiserver/api/metav1"
 	"kubik/ch01-apiserver/api/rbacv1"
 	"kubik/ch01-apiserver/api/scheme"
+	"kubik/ch01-apiserver/apiserver/auth"
 )
 
 // request bundles what every REST handler needs to know about one request.
@@ -18,7 +19,7 @@ type request struct {
 	r    *http.Request
 	info *RequestInfo
 	res  *scheme.Resource
-	user *UserInfo
+	user *auth.UserInfo
 }
 
 func (q *request) query(name string) string { return q.r.URL.Query().Get(name) }
@@ -60,7 +61,7 @@ func (s *Server) serveAPI(w http.ResponseWriter, r *http.Request) {
 	if res.Resource == "namespaces" {
 		info.Namespace = ""
 	}
-	user, _ := UserFrom(r.Context())
+	user, _ := auth.UserFrom(r.Context())
 	q := &request{w: w, r: r, info: info, res: res, user: user}
 	// Since v1.33 every request about core/v1 Endpoints carries a deprecation
 	// warning (KEP-4974); kubectl 1.27's describe service prints it.
@@ -85,7 +86,7 @@ func (s *Server) serveAPI(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if res.Group == rbacv1.GroupName && info.Verb != "get" && info.Verb != "list" {
-		defer s.rbac.changed() // our own RBAC writes are seen by the very next request
+		defer s.rbac.Changed() // our own RBAC writes are seen by the very next request
 	}
 	timeout, err := s.requestTimeout(r)
 	if err != nil {

@@ -11,6 +11,8 @@ import (
 	"kubik/ch01-apiserver/api/corev1"
 	"kubik/ch01-apiserver/api/metav1"
 	"kubik/ch01-apiserver/api/scheme"
+	"kubik/ch01-apiserver/apiserver/auth"
+	"kubik/ch01-apiserver/apiserver/auth/serviceaccount"
 )
 
 // The create-only kinds: a client POSTs a question and gets the object back
@@ -77,7 +79,7 @@ func (s *Server) handleReview(ctx context.Context, q *request) error {
 		if o.Spec.Namespace == "" {
 			return ErrBadRequest("no namespace on request")
 		}
-		rules, incomplete, err := s.rulesFor(ctx, q.user, o.Spec.Namespace)
+		rules, incomplete, err := s.authorizer.RulesFor(ctx, q.user, o.Spec.Namespace)
 		st := authorizationv1.SubjectRulesReviewStatus{ResourceRules: []authorizationv1.ResourceRule{},
 			NonResourceRules: []authorizationv1.NonResourceRule{}, Incomplete: incomplete}
 		for _, r := range rules {
@@ -99,7 +101,7 @@ func (s *Server) handleReview(ctx context.Context, q *request) error {
 		if o.Spec.Token == "" {
 			return reviewInvalid(q.res, "spec.token", `""`, "token must be specified")
 		}
-		u, err := s.authenticateToken(ctx, o.Spec.Token, o.Spec.Audiences)
+		u, err := s.tokens.Authenticate(ctx, o.Spec.Token, o.Spec.Audiences)
 		o.Status = authenticationv1.TokenReviewStatus{}
 		if err != nil {
 			o.Status.Error = err.Error()
@@ -126,7 +128,7 @@ func reviewInvalid(res *scheme.Resource, field, value, detail string) error {
 }
 
 // reviewAttributes turns the spec of an access review into Attributes.
-func reviewAttributes(res *scheme.Resource, u *UserInfo, ra *authorizationv1.ResourceAttributes, nra *authorizationv1.NonResourceAttributes) (*Attributes, error) {
+func reviewAttributes(res *scheme.Resource, u *auth.UserInfo, ra *authorizationv1.ResourceAttributes, nra *authorizationv1.NonResourceAttributes) (*auth.Attributes, error) {
 	if (ra == nil) == (nra == nil) {
 		v := "null"
 		if ra != nil {
@@ -135,9 +137,9 @@ func reviewAttributes(res *scheme.Resource, u *UserInfo, ra *authorizationv1.Res
 		return nil, reviewInvalid(res, "spec.resourceAttributes", v, "exactly one of nonResourceAttributes or resourceAttributes must be specified")
 	}
 	if nra != nil {
-		return &Attributes{User: u, Verb: nra.Verb, Path: nra.Path}, nil
+		return &auth.Attributes{User: u, Verb: nra.Verb, Path: nra.Path}, nil
 	}
-	a := &Attributes{User: u, Verb: ra.Verb, IsResourceRequest: true, Namespace: ra.Namespace, APIGroup: ra.Group,
+	a := &auth.Attributes{User: u, Verb: ra.Verb, IsResourceRequest: true, Namespace: ra.Namespace, APIGroup: ra.Group,
 		APIVersion: ra.Version, Resource: ra.Resource, Subresource: ra.Subresource, Name: ra.Name}
 	if ra.FieldSelector != nil {
 		a.FieldSelector = ra.FieldSelector.RawSelector
@@ -146,11 +148,11 @@ func reviewAttributes(res *scheme.Resource, u *UserInfo, ra *authorizationv1.Res
 }
 
 // reviewUser is the user a SubjectAccessReview asks about.
-func reviewUser(res *scheme.Resource, spec *authorizationv1.SubjectAccessReviewSpec) (*UserInfo, error) {
+func reviewUser(res *scheme.Resource, spec *authorizationv1.SubjectAccessReviewSpec) (*auth.UserInfo, error) {
 	if spec.User == "" && len(spec.Groups) == 0 {
 		return nil, reviewInvalid(res, "spec.user", `""`, "at least one of user or group must be specified")
 	}
-	u := &UserInfo{Name: spec.User, UID: spec.UID, Groups: spec.Groups}
+	u := &auth.UserInfo{Name: spec.User, UID: spec.UID, Groups: spec.Groups}
 	if len(spec.Extra) > 0 {
 		u.Extra = map[string][]string{}
 		for k, v := range spec.Extra {
@@ -160,16 +162,16 @@ func reviewUser(res *scheme.Resource, spec *authorizationv1.SubjectAccessReviewS
 	return u, nil
 }
 
-func (s *Server) accessReviewStatus(ctx context.Context, a *Attributes) authorizationv1.SubjectAccessReviewStatus {
-	d, reason, err := s.authorize(ctx, a)
-	st := authorizationv1.SubjectAccessReviewStatus{Allowed: d == DecisionAllow, Denied: d == DecisionDeny, Reason: reason}
+func (s *Server) accessReviewStatus(ctx context.Context, a *auth.Attributes) authorizationv1.SubjectAccessReviewStatus {
+	d, reason, err := s.authorizer.Authorize(ctx, a)
+	st := authorizationv1.SubjectAccessReviewStatus{Allowed: d == auth.DecisionAllow, Denied: d == auth.DecisionDeny, Reason: reason}
 	if err != nil {
 		st.EvaluationError = err.Error()
 	}
 	return st
 }
 
-func toAuthnUserInfo(u *UserInfo) authenticationv1.UserInfo {
+func toAuthnUserInfo(u *auth.UserInfo) authenticationv1.UserInfo {
 	if u == nil {
 		return authenticationv1.UserInfo{}
 	}
@@ -210,7 +212,7 @@ func (s *Server) handleTokenRequest(ctx context.Context, q *request) error {
 	} else if e > 1<<32 {
 		return reviewInvalidNamed(tokenRequestKind, sa.Name, "spec.expirationSeconds", fmt.Sprint(e), "may not specify a duration larger than 2^32 seconds")
 	}
-	var pod, secret, node *tokenRef
+	var pod, secret, node *serviceaccount.Ref
 	if ref := tr.Spec.BoundObjectRef; ref != nil {
 		var resource string
 		switch ref.Kind {
@@ -237,14 +239,14 @@ func (s *Server) handleTokenRequest(ctx context.Context, q *request) error {
 			return ErrConflict("authentication.k8s.io", ref.Kind, ref.Kind+".authentication.k8s.io", ref.Name,
 				fmt.Errorf("the UID in the bound object reference (%s) does not match the UID in record. The object might have been deleted and then recreated", ref.UID))
 		}
-		r := &tokenRef{Name: ref.Name, UID: uid}
+		r := &serviceaccount.Ref{Name: ref.Name, UID: uid}
 		switch resource {
 		case "pods":
 			pod = r
 			// A pod-bound token also names the pod's node, as upstream does.
 			if n := bound.(*corev1.Pod).Spec.NodeName; n != "" {
 				if nodeObj, err := s.getObject(ctx, scheme.Lookup("", "v1", "nodes"), "", n); err == nil {
-					node = &tokenRef{Name: n, UID: nodeObj.GetObjectMeta().UID}
+					node = &serviceaccount.Ref{Name: n, UID: nodeObj.GetObjectMeta().UID}
 				}
 			}
 		case "secrets":

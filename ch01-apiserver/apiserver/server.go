@@ -26,6 +26,11 @@ import (
 	"time"
 
 	"kubik/ch01-apiserver/api/scheme"
+	"kubik/ch01-apiserver/apiserver/auth"
+	"kubik/ch01-apiserver/apiserver/auth/node"
+	"kubik/ch01-apiserver/apiserver/auth/rbac"
+	"kubik/ch01-apiserver/apiserver/auth/rbac/bootstrappolicy"
+	"kubik/ch01-apiserver/apiserver/auth/serviceaccount"
 	"kubik/ch01-apiserver/storage"
 )
 
@@ -51,10 +56,10 @@ type Config struct {
 	ServingCert tls.Certificate
 	ClientCA    *x509.CertPool
 	// Authenticators tried in order after x509 client certificates, before bearer tokens.
-	Authenticators []Authenticator
+	Authenticators []auth.Authenticator
 	// TokenAuthenticators check bearer tokens (--token-auth-file) before
 	// ServiceAccount tokens.
-	TokenAuthenticators []TokenAuthenticator
+	TokenAuthenticators []auth.TokenAuthenticator
 	// AuthorizationModes is --authorization-mode: "Node", "RBAC",
 	// "AlwaysAllow", "AlwaysDeny", asked in order (nil: AlwaysAllow).
 	AuthorizationModes []string
@@ -102,6 +107,18 @@ type Config struct {
 	Logger            *slog.Logger
 }
 
+// DefaultServiceAccountIssuer is upstream's usual --service-account-issuer.
+const DefaultServiceAccountIssuer = serviceaccount.DefaultIssuer
+
+// NewTokenFile reads the static token file of --token-auth-file, for
+// Config.TokenAuthenticators (auth.NewTokenFile).
+func NewTokenFile(path string) (*auth.TokenFile, error) { return auth.NewTokenFile(path) }
+
+// SignJWT signs claims as ServiceAccount tokens are signed (serviceaccount.SignJWT).
+func SignJWT(key crypto.Signer, claims any) (string, error) {
+	return serviceaccount.SignJWT(key, claims)
+}
+
 // VersionInfo is the body of GET /version.
 type VersionInfo struct {
 	Major                 string `json:"major"`
@@ -128,10 +145,15 @@ type Server struct {
 	ipAlloc   *ipAllocator
 	portAlloc *portAllocator
 	openapi   http.Handler
-	// authorization: the chain of --authorization-mode, RBAC's cache, ServiceAccount tokens.
-	authorizers []Authorizer
-	rbac        *rbacAuthorizer
-	saTokens    *ServiceAccountTokens
+	// authentication and authorization (newAuth): the request
+	// authenticators, the bearer token authenticators (TokenReview asks
+	// them too), the chain of --authorization-mode, RBAC's cache,
+	// ServiceAccount tokens.
+	authenticator auth.Union
+	tokens        auth.TokenUnion
+	authorizer    auth.Chain
+	rbac          *rbac.Authorizer
+	saTokens      *serviceaccount.Tokens
 	// kubeletClient fetches logs from kubelets (podconnect.go).
 	kubeletOnce   sync.Once
 	kubeletClient *http.Client
@@ -172,14 +194,30 @@ func New(cfg Config) (*Server, error) {
 	s.ipAlloc = newIPAllocator(cfg.Storage, cfg.ServiceClusterIPRange)
 	s.portAlloc = newPortAllocator(cfg.Storage, cfg.NodePortMin, cfg.NodePortMax)
 	s.openapi = newOpenAPIHandler(scheme.Resources, Version.GitVersion)
-	s.rbac = &rbacAuthorizer{s: s}
-	var err error
-	if s.authorizers, err = s.newAuthorizers(cfg.AuthorizationModes); err != nil {
+	if err := s.newAuth(cfg); err != nil {
 		return nil, err
 	}
-	s.saTokens = newServiceAccountTokens(s, cfg)
 	s.handler = s.buildHandler()
 	return s, nil
+}
+
+// newAuth builds what cfg says about authentication and authorization: the
+// RBAC authorizer (which RBAC escalation checks ask too), the chain of
+// --authorization-mode, ServiceAccount tokens, and the authenticators in
+// upstream's order — the client certificate, Config.Authenticators, then
+// bearer tokens (the token file, ServiceAccount tokens).
+func (s *Server) newAuth(cfg Config) error {
+	s.rbac = rbac.New(rbacObjects{s})
+	var err error
+	nodeAuthorizer := node.NewAuthorizer(nodeObjects{s}, bootstrappolicy.NodeRules())
+	if s.authorizer, err = auth.NewChain(cfg.AuthorizationModes, nodeAuthorizer, s.rbac); err != nil {
+		return err
+	}
+	s.saTokens = serviceaccount.NewTokens(tokenObjects{s}, cfg.ServiceAccountIssuer, cfg.APIAudiences,
+		cfg.ServiceAccountSigningKey, cfg.ServiceAccountKeys)
+	s.tokens = append(append(auth.TokenUnion(nil), cfg.TokenAuthenticators...), s.saTokens)
+	s.authenticator = append(append(auth.Union{auth.X509Authenticator{}}, cfg.Authenticators...), auth.BearerToken{Tokens: s.tokens})
+	return nil
 }
 
 // Handler is the whole HTTP handler chain (useful for tests).
@@ -217,7 +255,7 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener, more ...net.Listene
 		go func() { errc <- srv.ServeTLS(l, "", "") }()
 		s.log.Info("serving securely", "address", l.Addr().String())
 	}
-	s.rbac.watch(ctx)
+	s.rbac.Start(ctx)
 
 	if err := s.Bootstrap(ctx); err != nil {
 		srv.Close()

@@ -589,6 +589,15 @@ func (s *Server) deletionFinalizers(res *scheme.Resource, obj metav1.Object, opt
 	return fin
 }
 
+func appendIfMissing(list []string, v string) []string {
+	for _, x := range list {
+		if x == v {
+			return list
+		}
+	}
+	return append(list, v)
+}
+
 func removeString(list []string, v string) []string {
 	out := list[:0:0]
 	for _, x := range list {

@@ -1,12 +1,12 @@
-package apiserver
+package node
 
 import (
-	"context"
 	"testing"
 
 	"kubik/ch01-apiserver/api/corev1"
 	"kubik/ch01-apiserver/api/metav1"
 	"kubik/ch01-apiserver/api/resource"
+	"kubik/ch01-apiserver/apiserver/auth"
 )
 
 // TestNodeAuthorizerVolumes: what chapter 5's kubelet reads to set up a
@@ -15,9 +15,7 @@ import (
 // bound to it, a TokenRequest for the pod's service account — is allowed
 // for the pod's node only.
 func TestNodeAuthorizerVolumes(t *testing.T) {
-	s := testServer(t)
-	ctx := context.Background()
-	mustEnsure(t, s,
+	z, ctx := testAuthorizer(
 		&corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "mine", Namespace: "default"}, Spec: corev1.PodSpec{NodeName: "node-1",
 			ServiceAccountName: "default", Containers: []corev1.Container{{Name: "c", Image: "busybox"}},
 			Volumes: []corev1.Volume{
@@ -31,13 +29,13 @@ func TestNodeAuthorizerVolumes(t *testing.T) {
 		&corev1.PersistentVolumeClaim{ObjectMeta: metav1.ObjectMeta{Name: "claim", Namespace: "default"}, Spec: claimSpec("pv-1")},
 		&corev1.PersistentVolumeClaim{ObjectMeta: metav1.ObjectMeta{Name: "other-claim", Namespace: "default"}, Spec: claimSpec("pv-2")},
 	)
-	node1 := &UserInfo{Name: "system:node:node-1", Groups: []string{GroupNodes, GroupAuthenticated}}
-	node2 := &UserInfo{Name: "system:node:node-2", Groups: []string{GroupNodes, GroupAuthenticated}}
-	r := func(u *UserInfo, verb, resource, sub, ns, name string) *Attributes {
-		return &Attributes{User: u, Verb: verb, IsResourceRequest: true, Resource: resource, Subresource: sub, Namespace: ns, Name: name}
+	node1 := &auth.UserInfo{Name: "system:node:node-1", Groups: []string{auth.GroupNodes, auth.GroupAuthenticated}}
+	node2 := &auth.UserInfo{Name: "system:node:node-2", Groups: []string{auth.GroupNodes, auth.GroupAuthenticated}}
+	r := func(u *auth.UserInfo, verb, resource, sub, ns, name string) *auth.Attributes {
+		return &auth.Attributes{User: u, Verb: verb, IsResourceRequest: true, Resource: resource, Subresource: sub, Namespace: ns, Name: name}
 	}
 	for _, tc := range []struct {
-		a     *Attributes
+		a     *auth.Attributes
 		allow bool
 	}{
 		{r(node1, "get", "configmaps", "", "default", "kube-root-ca.crt"), true},
@@ -52,13 +50,13 @@ func TestNodeAuthorizerVolumes(t *testing.T) {
 		{r(node1, "create", "serviceaccounts", "token", "default", "robot"), false},
 		{r(node2, "create", "serviceaccounts", "token", "default", "default"), false},
 	} {
-		d, reason, err := s.authorize(ctx, tc.a)
+		d, reason, err := z.Authorize(ctx, tc.a)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if (d == DecisionAllow) != tc.allow {
+		if (d == auth.DecisionAllow) != tc.allow {
 			t.Errorf("%s: %s %s/%s %s/%s: allowed=%v (%s), want %v", tc.a.User.Name, tc.a.Verb, tc.a.Resource, tc.a.Subresource,
-				tc.a.Namespace, tc.a.Name, d == DecisionAllow, reason, tc.allow)
+				tc.a.Namespace, tc.a.Name, d == auth.DecisionAllow, reason, tc.allow)
 		}
 	}
 }

@@ -1,19 +1,20 @@
-package apiserver
-
-import (
-	"kubik/ch01-apiserver/api/metav1"
-	"kubik/ch01-apiserver/api/rbacv1"
-)
-
-// The bootstrap policy: the ClusterRoles and ClusterRoleBindings every
-// apiserver creates at start, with upstream's names and the rules that matter
-// for the resources Kubik serves. Upstream:
+// Package bootstrappolicy is the RBAC policy every apiserver creates at
+// start: the ClusterRoles and ClusterRoleBindings with upstream's names and
+// the rules that matter for the resources Kubik serves, and the rules of
+// every kubelet that the Node authorizer narrows down. Upstream:
 // plugin/pkg/auth/authorizer/rbac/bootstrappolicy/policy.go.
 //
 // Simplified: upstream builds admin, edit and view by aggregation (a
 // controller unions the rules of every ClusterRole labelled
 // rbac.authorization.k8s.io/aggregate-to-view=true, ...). Kubik has no such
 // controller, so the three roles carry their rules directly.
+package bootstrappolicy
+
+import (
+	"kubik/ch01-apiserver/api/metav1"
+	"kubik/ch01-apiserver/api/rbacv1"
+	"kubik/ch01-apiserver/apiserver/auth"
+)
 
 var (
 	read      = []string{"get", "list", "watch"}
@@ -137,18 +138,8 @@ func userSubject(name string) rbacv1.Subject {
 	return rbacv1.Subject{Kind: rbacv1.UserKind, APIGroup: rbacv1.GroupName, Name: name}
 }
 
-// Component identities, as in the client certificates pki issues.
-const (
-	UserKubeScheduler         = "system:kube-scheduler"
-	UserKubeControllerManager = "system:kube-controller-manager"
-	UserKubeProxy             = "system:kube-proxy"
-	GroupNodes                = "system:nodes"
-	NodeUserPrefix            = "system:node:"
-	GroupServiceAccounts      = "system:serviceaccounts"
-)
-
-// BootstrapClusterRoles are the ClusterRoles created at start.
-func BootstrapClusterRoles() []*rbacv1.ClusterRole {
+// ClusterRoles are the ClusterRoles created at start.
+func ClusterRoles() []*rbacv1.ClusterRole {
 	return []*rbacv1.ClusterRole{
 		clusterRole("cluster-admin",
 			rule(v("*"), g("*"), "*"),
@@ -237,18 +228,18 @@ func BootstrapClusterRoles() []*rbacv1.ClusterRole {
 	}
 }
 
-// BootstrapClusterRoleBindings are the ClusterRoleBindings created at start.
+// ClusterRoleBindings are the ClusterRoleBindings created at start.
 // system:node is bound to nobody, as upstream: kubelets get their rights
 // from the Node authorizer.
-func BootstrapClusterRoleBindings() []*rbacv1.ClusterRoleBinding {
+func ClusterRoleBindings() []*rbacv1.ClusterRoleBinding {
 	return []*rbacv1.ClusterRoleBinding{
-		clusterRoleBinding("cluster-admin", groupSubject(GroupMasters)),
-		clusterRoleBinding("system:discovery", groupSubject(GroupAuthenticated)),
-		clusterRoleBinding("system:basic-user", groupSubject(GroupAuthenticated)),
-		clusterRoleBinding("system:public-info-viewer", groupSubject(GroupAuthenticated), groupSubject(GroupUnauthenticated)),
+		clusterRoleBinding("cluster-admin", groupSubject(auth.GroupMasters)),
+		clusterRoleBinding("system:discovery", groupSubject(auth.GroupAuthenticated)),
+		clusterRoleBinding("system:basic-user", groupSubject(auth.GroupAuthenticated)),
+		clusterRoleBinding("system:public-info-viewer", groupSubject(auth.GroupAuthenticated), groupSubject(auth.GroupUnauthenticated)),
 		clusterRoleBinding("system:node"),
-		clusterRoleBinding("system:node-proxier", userSubject(UserKubeProxy)),
-		clusterRoleBinding("system:kube-controller-manager", userSubject(UserKubeControllerManager)),
-		clusterRoleBinding("system:kube-scheduler", userSubject(UserKubeScheduler)),
+		clusterRoleBinding("system:node-proxier", userSubject(auth.UserKubeProxy)),
+		clusterRoleBinding("system:kube-controller-manager", userSubject(auth.UserKubeControllerManager)),
+		clusterRoleBinding("system:kube-scheduler", userSubject(auth.UserKubeScheduler)),
 	}
 }
