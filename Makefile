@@ -36,9 +36,24 @@ ch05-run: images ## chapter 4's cluster + a REAL node: kubelet + its own contain
 	@scripts/ensure-deps.sh $(CH05_DEPS)
 	$(GO) run ./ch05-kubelet --data-dir $(DATA_DIR) --hollow-nodes $(or $(HOLLOW_NODES),0) --pod-manifest-path $(DATA_DIR)/kubelet/manifests
 
-images: ## build the node's images as OCI tarballs into DATA_DIR/images: pause, busybox (busybox-static), demo
+images: ## build the nodes' images as OCI tarballs into DATA_DIR/images: pause, busybox (busybox-static), demo, kube-dns
 	@scripts/ensure-deps.sh /bin/busybox=busybox-static
-	$(GO) run ./ch05-kubelet/cmd/mkimages -out $(DATA_DIR)/images
+	$(GO) run ./ch07-kube-proxy/cmd/mkimages -out $(DATA_DIR)/images
+
+# Chapter 6 runs NODES machines (network namespaces) on this host: root, Linux.
+CH06_DEPS    := $(CH05_DEPS) iptables=iptables nft=nftables /usr/lib/cni/portmap=containernetworking-plugins
+.PHONY: ch06-run clean-nodes bench-cni
+ch06-run: images ## chapter 5's control plane + NODES (2) machines, each a netns with containerd, kubelet, node agent; pod network by kubik-cni (BACKEND=host-gw|vxlan) (as root)
+	@scripts/ensure-deps.sh $(CH06_DEPS)
+	$(GO) run ./ch06-cni --data-dir $(DATA_DIR) --nodes $(or $(NODES),2) --backend $(or $(BACKEND),host-gw) $(ARGS)
+
+clean-nodes: ## remove what the nodes of DATA_DIR left after a crash: processes, containers, mounts, cgroups, netns, links, routes (as root)
+	$(GO) run ./ch06-cni clean-nodes --data-dir $(DATA_DIR)
+
+CNI_N        ?= 100
+bench-cni: ## ch06 CNI ADD+DEL latency: kubik-cni vs the reference bridge+host-local (/usr/lib/cni), CNI_N each, interleaved (root)
+	@scripts/ensure-deps.sh $(CH06_DEPS)
+	$(GO) run ./ch06-cni/cmd/bench-cni -n $(CNI_N) $(BENCH_FLAGS)
 
 POD_COUNT    ?= 30
 POD_RATE     ?= 1

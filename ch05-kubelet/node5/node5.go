@@ -28,6 +28,7 @@ import (
 	"kubik/ch05-kubelet/containerd"
 	"kubik/ch05-kubelet/images"
 	"kubik/ch05-kubelet/kubelet"
+	"kubik/ch05-kubelet/kubelet/server"
 )
 
 // Config is the node's configuration: the kubelet's flags, with upstream's
@@ -57,22 +58,26 @@ type Config struct {
 }
 
 // NewConfig is the configuration with its defaults.
-func NewConfig() *Config { return &Config{} }
+func NewConfig() *Config {
+	return &Config{PodCIDR: "10.244.0.0/24", FileCheckFrequency: kubelet.DefaultFileCheckFrequency, ResolvConf: "/etc/resolv.conf",
+		Server: ServerFlags{Port: server.DefaultPort}}
+}
 
-// AddFlags registers the kubelet's flags.
+// AddFlags registers the kubelet's flags; c's values are their defaults
+// (a later chapter sets some before: chapter 7's --cluster-dns).
 func (c *Config) AddFlags(fs *flag.FlagSet) {
-	fs.StringVar(&c.HostnameOverride, "hostname-override", "", "the node's name (default: the machine's hostname)")
-	fs.StringVar(&c.NodeIP, "node-ip", "", "the node's InternalIP (default: the machine's first non-loopback IPv4 address)")
-	fs.StringVar(&c.RuntimeEndpoint, "container-runtime-endpoint", "", "the CRI socket of a containerd already running (default: start our own, with state under --root-dir)")
-	fs.StringVar(&c.RootDir, "root-dir", "", "the kubelet's directory: containerd's state, pods' volumes (pods/<uid>), pod logs (logs/pods) (default: --data-dir/kubelet)")
-	fs.StringVar(&c.PodCIDR, "pod-cidr", "10.244.0.0/24", "the node's pod subnet (hollow nodes use 10.244.1.0/24 onwards)")
-	fs.StringVar(&c.ImageDir, "image-dir", "", "OCI image tarballs imported into containerd at start when missing (default: --data-dir/images; `make images` writes them)")
-	fs.StringVar(&c.PodManifestPath, "pod-manifest-path", "", "a directory of static pod manifests the kubelet runs without the apiserver, shown there as mirror pods (default: none)")
-	fs.DurationVar(&c.FileCheckFrequency, "file-check-frequency", kubelet.DefaultFileCheckFrequency, "how often --pod-manifest-path is read again")
-	fs.StringVar(&c.ClusterDNS, "cluster-dns", "", "comma-separated IPs of the cluster's DNS server, the nameserver of dnsPolicy ClusterFirst pods (default: none; such pods get the node's resolver and a MissingClusterDNS event)")
-	fs.StringVar(&c.ClusterDomain, "cluster-domain", "", "the cluster's DNS domain (e.g. cluster.local): ClusterFirst pods search <ns>.svc.<domain> svc.<domain> <domain>")
+	fs.StringVar(&c.HostnameOverride, "hostname-override", c.HostnameOverride, "the node's name (default: the machine's hostname)")
+	fs.StringVar(&c.NodeIP, "node-ip", c.NodeIP, "the node's InternalIP (default: the machine's first non-loopback IPv4 address)")
+	fs.StringVar(&c.RuntimeEndpoint, "container-runtime-endpoint", c.RuntimeEndpoint, "the CRI socket of a containerd already running (default: start our own, with state under --root-dir)")
+	fs.StringVar(&c.RootDir, "root-dir", c.RootDir, "the kubelet's directory: containerd's state, pods' volumes (pods/<uid>), pod logs (logs/pods) (default: --data-dir/kubelet)")
+	fs.StringVar(&c.PodCIDR, "pod-cidr", c.PodCIDR, "the node's pod subnet (hollow nodes use 10.244.1.0/24 onwards)")
+	fs.StringVar(&c.ImageDir, "image-dir", c.ImageDir, "OCI image tarballs imported into containerd at start when missing (default: --data-dir/images; `make images` writes them)")
+	fs.StringVar(&c.PodManifestPath, "pod-manifest-path", c.PodManifestPath, "a directory of static pod manifests the kubelet runs without the apiserver, shown there as mirror pods (default: none)")
+	fs.DurationVar(&c.FileCheckFrequency, "file-check-frequency", c.FileCheckFrequency, "how often --pod-manifest-path is read again")
+	fs.StringVar(&c.ClusterDNS, "cluster-dns", c.ClusterDNS, "comma-separated IPs of the cluster's DNS server, the nameserver of dnsPolicy ClusterFirst pods (default: none; such pods get the node's resolver and a MissingClusterDNS event)")
+	fs.StringVar(&c.ClusterDomain, "cluster-domain", c.ClusterDomain, "the cluster's DNS domain (e.g. cluster.local): ClusterFirst pods search <ns>.svc.<domain> svc.<domain> <domain>")
 	c.Server.AddFlags(fs)
-	fs.StringVar(&c.ResolvConf, "resolv-conf", "/etc/resolv.conf", "the node's resolver config, which dnsPolicy Default pods get (\"\": none)")
+	fs.StringVar(&c.ResolvConf, "resolv-conf", c.ResolvConf, "the node's resolver config, which dnsPolicy Default pods get (\"\": none)")
 }
 
 // Resolve checks that this machine can run containers for us (Linux, root,

@@ -10,7 +10,7 @@ import (
 	"path/filepath"
 
 	"kubik/ch01-apiserver/pki"
-	"kubik/ch05-kubelet/kubelet"
+	"kubik/ch05-kubelet/kubelet/server"
 )
 
 // ServerFlags are the kubelet API's flags, with upstream's names.
@@ -20,18 +20,18 @@ type ServerFlags struct {
 }
 
 func (f *ServerFlags) AddFlags(fs *flag.FlagSet) {
-	fs.StringVar(&f.Address, "address", "", "the address the kubelet API (logs, exec, port-forward) listens on (default: --node-ip)")
-	fs.IntVar(&f.Port, "port", kubelet.DefaultPort, "the kubelet API's port (0: no kubelet API)")
-	fs.StringVar(&f.TLSCertFile, "tls-cert-file", "", "the kubelet API's serving certificate (default: one issued by the cluster CA at start, written to --root-dir/pki/kubelet.crt)")
-	fs.StringVar(&f.TLSKeyFile, "tls-private-key-file", "", "the key of --tls-cert-file")
-	fs.StringVar(&f.ClientCAFile, "client-ca-file", "", "CA whose client certificates the kubelet API accepts (default: the cluster CA)")
+	fs.StringVar(&f.Address, "address", f.Address, "the address the kubelet API (logs, exec, port-forward) listens on (default: --node-ip)")
+	fs.IntVar(&f.Port, "port", f.Port, "the kubelet API's port (0: no kubelet API)")
+	fs.StringVar(&f.TLSCertFile, "tls-cert-file", f.TLSCertFile, "the kubelet API's serving certificate (default: one issued by the cluster CA at start, written to --root-dir/pki/kubelet.crt)")
+	fs.StringVar(&f.TLSKeyFile, "tls-private-key-file", f.TLSKeyFile, "the key of --tls-cert-file")
+	fs.StringVar(&f.ClientCAFile, "client-ca-file", f.ClientCAFile, "CA whose client certificates the kubelet API accepts (default: the cluster CA)")
 }
 
-// config builds the kubelet API's ServerConfig. By default the serving
+// config builds the kubelet API's server.Config. By default the serving
 // certificate is issued by the cluster CA for the node's name, hostname
 // and IP, so the apiserver can verify it.
-func (f *ServerFlags) config(ca *pki.CA, nodeName, nodeIP, rootDir string) (kubelet.ServerConfig, error) {
-	sc := kubelet.ServerConfig{Address: f.Address, Port: f.Port}
+func (f *ServerFlags) config(ca *pki.CA, nodeName, nodeIP, rootDir string) (server.Config, error) {
+	sc := server.Config{Address: f.Address, Port: f.Port}
 	if ca != nil {
 		sc.ClientCA = ca.CertPool()
 	}

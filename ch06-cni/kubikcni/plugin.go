@@ -9,6 +9,8 @@ import (
 	"net"
 	"net/netip"
 	"os"
+	"path/filepath"
+	"runtime"
 
 	cnins "github.com/containernetworking/cni/pkg/ns"
 	"github.com/containernetworking/cni/pkg/skel"
@@ -24,6 +26,15 @@ import (
 // logger writes to stderr, which containerd copies into its own log; stdout
 // carries only the result or the error JSON.
 var logger = slog.New(slog.NewTextHandler(os.Stderr, nil)).With("component", PluginType)
+
+func init() {
+	// Run as the plugin (a binary named kubik-cni, or a link of that name
+	// to chapter 6's program), main stays on the main thread: namespace
+	// switches (setns) act on one OS thread, as in upstream's plugins.
+	if filepath.Base(os.Args[0]) == PluginType {
+		runtime.LockOSThread()
+	}
+}
 
 // Main is the plugin binary's main: skel reads CNI_* and stdin, checks the
 // cniVersion against SupportedVersions, calls the command's function and
