@@ -80,29 +80,29 @@ func TestSharedEtcd(t *testing.T) {
 	// Create through a; get and watch through b.
 	mustKubectl(t, a, "create", "configmap", "first")
 	watch := startWatch(t, b, "get", "configmaps", "-w", "--output-watch-events")
-	waitOutput(t, watch, `ADDED\s+first\s`, 10*time.Second) // kubectl has listed and is watching
+	waitOutput(t, watch, `ADDED\s+first\s`, time.Minute) // kubectl has listed and is watching
 	mustKubectl(t, a, "create", "configmap", "shared", "--from-literal=k=v")
 	rvA := mustKubectl(t, a, "get", "configmap", "shared", "-o", "jsonpath={.metadata.resourceVersion}")
 	rvB := mustKubectl(t, b, "get", "configmap", "shared", "-o", "jsonpath={.data.k} {.metadata.resourceVersion}")
 	if rvB != "v "+rvA {
 		t.Errorf("through the second apiserver: %q, want %q", rvB, "v "+rvA)
 	}
-	waitOutput(t, watch, `ADDED\s+shared\s`, 10*time.Second)
+	waitOutput(t, watch, `ADDED\s+shared\s`, time.Minute)
 	// In etcd: the apiserver's key and JSON, as `etcdctl get` would print them.
 	if kv := etcdGet(t, e.url, "/registry/configmaps/default/shared"); !strings.HasPrefix(kv, `{"kind":"ConfigMap","apiVersion":"v1","metadata":{"name":"shared"`) {
 		t.Errorf("etcd holds %s", kv)
 	}
 	mustKubectl(t, b, "label", "configmap", "shared", "x=y")
-	waitOutput(t, watch, `MODIFIED\s+shared\s`, 10*time.Second)
+	waitOutput(t, watch, `MODIFIED\s+shared\s`, time.Minute)
 
-	// etcd goes away: requests fail within seconds, with a 504 that names etcd.
+	// etcd goes away: requests fail with a 504 that names etcd, from the
+	// apiserver's call timeout — before the request's own, kubectl's
+	// --request-timeout, after which kubectl would give up on its own or
+	// the apiserver answer "request did not complete within requested
+	// timeout" instead.
 	e.stop()
-	start := time.Now()
 	r := a.Kubectl(t, kubectlVersion, t.TempDir(), "get", "configmap", "shared", "--request-timeout=30s")
-	if took := time.Since(start); took > 20*time.Second {
-		t.Errorf("get with etcd down took %v", took)
-	}
-	if r.ExitCode == 0 || !strings.Contains(r.Stderr, "Error from server (Timeout)") || !strings.Contains(r.Stderr, "etcd") {
+	if r.ExitCode == 0 || !strings.Contains(r.Stderr, "Error from server (Timeout)") || !strings.Contains(r.Stderr, "storage is unavailable: etcd") {
 		t.Errorf("get with etcd down: exit %d, stderr %q; want a Timeout (504) naming etcd", r.ExitCode, r.Stderr)
 	}
 	r = b.Kubectl(t, kubectlVersion, t.TempDir(), "create", "configmap", "lost", "--request-timeout=30s")
@@ -116,14 +116,14 @@ func TestSharedEtcd(t *testing.T) {
 	// etcd is back, on the same ports and data: everything works again.
 	e = startEtcd(t, etcdBin, e.dir, e.clientPort, e.peerPort)
 	for _, c := range []*testenv.Cluster{a, b} {
-		waitReadyz(t, c, 30*time.Second)
+		waitReadyz(t, c, time.Minute)
 	}
 	if got := mustKubectl(t, b, "get", "configmap", "shared", "-o", "jsonpath={.metadata.labels.x}"); got != "y" {
 		t.Errorf("after etcd came back: label x = %q, want y", got)
 	}
 	mustKubectl(t, a, "create", "configmap", "after")
 	mustKubectl(t, b, "get", "configmap", "after")
-	waitOutput(t, watch, `ADDED\s+after\s`, 10*time.Second)
+	waitOutput(t, watch, `ADDED\s+after\s`, time.Minute)
 }
 
 // ---- etcd, the Debian binary ----
@@ -192,8 +192,7 @@ func startEtcd(t *testing.T, bin, dir string, clientPort, peerPort int) *etcdPro
 		t.Fatal(err)
 	}
 	defer store.Close()
-	deadline := time.Now().Add(30 * time.Second)
-	for {
+	testenv.Eventually(t, "etcd answers", time.Minute, func() (string, bool) {
 		select {
 		case <-done:
 			t.Fatalf("etcd exited:\n%s", logs.String())
@@ -202,18 +201,14 @@ func startEtcd(t *testing.T, bin, dir string, clientPort, peerPort int) *etcdPro
 		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
 		members, err := store.Client().MemberList(ctx)
 		cancel()
-		if err == nil {
-			if len(members.Members) != 1 || members.Members[0].Name != name {
-				t.Fatalf("another etcd answers on port %d: %v", clientPort, members.Members)
-			}
-			break
+		if err != nil {
+			return err.Error(), false
 		}
-		if time.Now().After(deadline) {
-			stop()
-			t.Fatalf("etcd did not answer within 30s: %v\n%s", err, logs.String())
+		if len(members.Members) != 1 || members.Members[0].Name != name {
+			t.Fatalf("another etcd answers on port %d: %v", clientPort, members.Members)
 		}
-		time.Sleep(100 * time.Millisecond)
-	}
+		return "", true
+	})
 	return &etcdProc{url: url, dir: dir, clientPort: clientPort, peerPort: peerPort, stop: stop}
 }
 
@@ -269,17 +264,15 @@ func startWatch(t *testing.T, c *testenv.Cluster, args ...string) *bgKubectl {
 	return bk
 }
 
-// waitOutput waits until the output matches the regular expression want.
+// waitOutput waits (testenv.Eventually) until the output matches the
+// regular expression want.
 func waitOutput(t *testing.T, bk *bgKubectl, want string, timeout time.Duration) {
 	t.Helper()
 	re := regexp.MustCompile(want)
-	deadline := time.Now().Add(timeout)
-	for !re.MatchString(bk.out.String()) {
-		if time.Now().After(deadline) {
-			t.Fatalf("kubectl %s printed no %q within %v:\n%s", strings.Join(bk.args, " "), want, timeout, bk.out.String())
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+	testenv.Eventually(t, fmt.Sprintf("kubectl %s prints %q", strings.Join(bk.args, " "), want), timeout, func() (string, bool) {
+		out := bk.out.String()
+		return out, re.MatchString(out)
+	})
 }
 
 var insecure = &http.Client{Timeout: 10 * time.Second, Transport: &http.Transport{TLSClientConfig: &tls.Config{InsecureSkipVerify: true}}}
@@ -295,19 +288,13 @@ func readyz(t *testing.T, c *testenv.Cluster) (int, string) {
 	return resp.StatusCode, string(body)
 }
 
+// waitReadyz waits (testenv.Eventually) until /readyz answers 200.
 func waitReadyz(t *testing.T, c *testenv.Cluster, timeout time.Duration) {
 	t.Helper()
-	deadline := time.Now().Add(timeout)
-	for {
+	testenv.Eventually(t, c.URL+"/readyz ok", timeout, func() (string, bool) {
 		code, body := readyz(t, c)
-		if code == http.StatusOK {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("%s/readyz not ok within %v: %d %s", c.URL, timeout, code, body)
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
+		return fmt.Sprintf("%d %s", code, body), code == http.StatusOK
+	})
 }
 
 func atoi(t *testing.T, s string) int64 {

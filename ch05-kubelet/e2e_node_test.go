@@ -86,7 +86,7 @@ func (n *node) k(args ...string) string {
 	return n.c.MustKubectl(n.t, kubectl133, n.dir, args...)
 }
 
-// eventually retries f for up to 90 s.
+// eventually is testenv.Eventually with the node tests' 90 s limit.
 func (n *node) eventually(what string, f func() (string, bool)) {
 	n.t.Helper()
 	testenv.Eventually(n.t, what, 90*time.Second, f)

@@ -18,6 +18,7 @@ import (
 	"kubik/ch02-etcd-store/etcdstore"
 	"kubik/internal/etcdtest"
 	"kubik/internal/storagetest"
+	"kubik/internal/testenv"
 )
 
 var (
@@ -283,22 +284,17 @@ func TestRingOverflow(t *testing.T) {
 	}
 }
 
+// waitForRevision waits (testenv.Eventually) until the cache of prefix has
+// caught up with revision rev.
 func waitForRevision(t *testing.T, c *cacher.Cacher, prefix string, rev int64) {
 	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for {
+	testenv.Eventually(t, fmt.Sprintf("the cache of %s at revision %d", prefix, rev), time.Minute, func() (string, bool) {
 		l, err := c.List(context.Background(), prefix, storage.ListOptions{AllowStale: true})
 		if err != nil {
 			t.Fatal(err)
 		}
-		if l.Revision >= rev {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("the cache of %s is at %d after 10s, want %d", prefix, l.Revision, rev)
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
+		return fmt.Sprintf("revision %d", l.Revision), l.Revision >= rev
+	})
 }
 
 // TestListFromCacheEqualsStore: a list at resourceVersion=0 from memory is

@@ -95,6 +95,7 @@ func TestCronJobCreatesJobs(t *testing.T) {
 			x, ok := c.cronJobs.GetStore().Get("default", "tick")
 			return ok && x.ResourceVersion == cur.ResourceVersion
 		})
+		env.ClearActions()
 		if _, err := c.sync(env.Ctx, "default/tick"); err != nil {
 			t.Fatal(err)
 		}
@@ -105,10 +106,12 @@ func TestCronJobCreatesJobs(t *testing.T) {
 	if got := sync(); len(got.Status.Active) != 0 || got.Status.LastScheduleTime != nil {
 		t.Fatalf("before the schedule: %+v", got.Status)
 	}
+	env.ExpectWrites(t)
 	due := cj.CreationTimestamp.Time.Truncate(time.Minute).Add(time.Minute)
 	clock.Step(due.Sub(cj.CreationTimestamp.Time) + time.Second)
 	got := sync()
 	wantName := fmt.Sprintf("tick-%d", due.Unix()/60)
+	env.ExpectWrites(t, "create jobs default/"+wantName, statusUpdate) // the Job, then one status update
 	if len(got.Status.Active) != 1 || got.Status.Active[0].Name != wantName || !got.Status.LastScheduleTime.Equal(due) {
 		t.Fatalf("status %+v, want active %s", got.Status, wantName)
 	}
@@ -126,6 +129,7 @@ func TestCronJobCreatesJobs(t *testing.T) {
 	if got := sync(); len(got.Status.Active) != 1 {
 		t.Fatalf("Forbid: %+v", got.Status)
 	}
+	env.ExpectWrites(t)
 	// The Job completes: it leaves the active list, lastSuccessfulTime is set.
 	now := metav1.NewTime(clock.Now())
 	j.Status = batchv1.JobStatus{StartTime: &now, CompletionTime: &now, Succeeded: 1, Conditions: []batchv1.JobCondition{
@@ -139,10 +143,15 @@ func TestCronJobCreatesJobs(t *testing.T) {
 		return ok && len(x.Status.Conditions) == 2
 	})
 	got = sync()
+	// The next run and, in the same status update, lastSuccessfulTime.
+	env.ExpectWrites(t, fmt.Sprintf("create jobs default/tick-%d", due.Unix()/60+1), statusUpdate)
 	if got.Status.LastSuccessfulTime == nil || len(got.Status.Active) != 1 || got.Status.Active[0].Name == wantName {
 		t.Fatalf("after completion (and the next run): %+v", got.Status)
 	}
 }
+
+// statusUpdate is the write of the CronJob's status.
+const statusUpdate = "update cronjobs/status default/tick"
 
 func TestMostRecentScheduleTime(t *testing.T) {
 	t0 := time.Date(2026, 3, 1, 10, 0, 30, 0, time.UTC)

@@ -88,6 +88,7 @@ func TestDaemonSetOnePodPerNodeAndRollingUpdate(t *testing.T) {
 			return ok && x.ResourceVersion == cur.ResourceVersion && untainted(c) &&
 				c.expectations.SatisfiedExpectations("default/agent")
 		})
+		env.ClearActions()
 		if _, err := c.syncDaemonSet(env.Ctx, "default/agent"); err != nil {
 			t.Fatal(err)
 		}
@@ -105,6 +106,8 @@ func TestDaemonSetOnePodPerNodeAndRollingUpdate(t *testing.T) {
 		return out
 	}
 	got := sync()
+	// One pod per untainted node, one status update.
+	env.ExpectWrites(t, "create pods default", "create pods default", "create pods default", statusUpdate)
 	ps := pods()
 	var targets []string
 	for _, p := range ps {
@@ -140,10 +143,13 @@ func TestDaemonSetOnePodPerNodeAndRollingUpdate(t *testing.T) {
 		return n == 3
 	})
 	got = sync()
+	env.ExpectWrites(t, statusUpdate) // the pods ready: only the status changes
 	if s := got.Status; s.DesiredNumberScheduled != 3 || s.CurrentNumberScheduled != 3 || s.NumberReady != 3 ||
 		s.NumberAvailable != 3 || s.UpdatedNumberScheduled != 3 || s.NumberMisscheduled != 0 || s.NumberUnavailable != 0 {
 		t.Fatalf("status: %+v", s)
 	}
+	got = sync()
+	env.ExpectWrites(t) // nothing changed: nothing written
 
 	// A new template: one node at a time (maxUnavailable 1).
 	ds = got
@@ -152,13 +158,21 @@ func TestDaemonSetOnePodPerNodeAndRollingUpdate(t *testing.T) {
 		t.Fatal(err)
 	}
 	got = sync()
-	if n := len(pods()); n != 2 {
+	left := pods()
+	if n := len(left); n != 2 {
 		t.Fatalf("rolling update: %d pods left, want 2 (one old pod deleted)", n)
 	}
+	deleted := slices.IndexFunc(ps, func(p corev1.Pod) bool {
+		return !slices.ContainsFunc(left, func(l corev1.Pod) bool { return l.Name == p.Name })
+	})
+	env.ExpectWrites(t, "delete pods default/"+ps[deleted].Name, statusUpdate) // no new pod until the old one is gone
 	if got.Status.UpdatedNumberScheduled != 0 {
 		t.Errorf("updated: %d", got.Status.UpdatedNumberScheduled)
 	}
 }
+
+// statusUpdate is the write of the DaemonSet's status.
+const statusUpdate = "update daemonsets/status default/agent"
 
 // untainted: the cache shows the four nodes without the admission taint.
 func untainted(c *DaemonSetsController) bool {

@@ -1,81 +1,56 @@
 package deployment
 
 // Fixtures in, API actions out: a Deployment and its ReplicaSets are
-// written to a real in-process apiserver (clienttest), syncDeployment is
-// called, and the ReplicaSets, annotations, conditions and events it wrote
-// are read back. No ReplicaSet controller runs: the tests set the
-// ReplicaSets' status themselves, as if it did.
+// written to a real in-process apiserver (controllertest), syncDeployment
+// is called, and the ReplicaSets, annotations, conditions and events it
+// wrote are read back; ExpectWrites checks the requests it sent, as
+// upstream's f.expectCreateRSAction / f.expectUpdateDeploymentStatusAction.
+// No ReplicaSet controller runs: the tests set the ReplicaSets' status
+// themselves, as if it did.
 
 import (
-	"context"
 	"fmt"
-	"log/slog"
 	"sort"
 	"strings"
 	"testing"
-	"time"
 
 	"kubik/ch01-apiserver/api/appsv1"
 	"kubik/ch01-apiserver/api/corev1"
 	"kubik/ch01-apiserver/api/metav1"
-	"kubik/ch01-apiserver/pki"
 	"kubik/ch03-scheduler/clientgo/rest"
 	"kubik/ch03-scheduler/clientgo/tools/cache"
 	"kubik/ch04-controllers/controller"
-	"kubik/internal/clienttest"
+	"kubik/internal/controllertest"
+	"kubik/internal/testenv"
 )
 
 type fixture struct {
-	t     *testing.T
-	ctx   context.Context
-	admin *rest.Client
-	dc    *DeploymentController
+	*controllertest.Env
+	t  *testing.T
+	dc *DeploymentController
 }
 
 func newFixture(t *testing.T) *fixture {
-	env := clienttest.Start(t, nil)
-	ctx, cancel := context.WithCancel(context.Background())
-	t.Cleanup(cancel)
-	kcm := env.Client(t, pki.ControllerManager)
-	log := slog.New(slog.DiscardHandler)
-	cc := &controller.ControllerContext{Client: kcm, Informers: controller.NewSharedInformers(kcm, log), Log: log}
-	dc, err := NewDeploymentController(cc)
+	env := controllertest.New(t)
+	dc, err := NewDeploymentController(env.CC)
 	if err != nil {
 		t.Fatal(err)
 	}
-	cc.Informers.Start(ctx)
-	go dc.recorder.Run(ctx)
-	if !cc.Informers.WaitForCacheSync(ctx) {
-		t.Fatal("caches not synced")
-	}
-	return &fixture{t: t, ctx: ctx, admin: env.Client(t, pki.Admin), dc: dc}
+	go dc.recorder.Run(env.Ctx)
+	env.Start(t)
+	return &fixture{Env: env, t: t, dc: dc}
 }
 
-func (f *fixture) eventually(what string, cond func() (string, bool)) {
-	f.t.Helper()
-	deadline := time.Now().Add(30 * time.Second)
-	for {
-		got, ok := cond()
-		if ok {
-			return
-		}
-		if time.Now().After(deadline) {
-			f.t.Fatalf("%s; last seen: %s", what, got)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-}
-
-// synced waits until the informers hold the apiserver's current
-// Deployment and ReplicaSets, then syncs.
+// sync waits until the informers hold the apiserver's current Deployment
+// and ReplicaSets, then syncs; ExpectWrites then checks what the sync wrote.
 func (f *fixture) sync() {
 	f.t.Helper()
-	d, err := rest.Get[appsv1.Deployment](f.ctx, f.admin, "default", "web")
+	d, err := rest.Get[appsv1.Deployment](f.Ctx, f.Admin, "default", "web")
 	if err != nil {
 		f.t.Fatal(err)
 	}
 	rss := f.replicaSets()
-	f.eventually("informers caught up", func() (string, bool) {
+	testenv.Eventually(f.t, "informers caught up", controllertest.Timeout, func() (string, bool) {
 		cd, ok := f.dc.dInformer.GetStore().Get("default", "web")
 		if !ok || cd.ResourceVersion != d.ResourceVersion {
 			return "deployment", false
@@ -92,13 +67,14 @@ func (f *fixture) sync() {
 		}
 		return "", true
 	})
-	if err := f.dc.syncDeployment(f.ctx, "default/web"); err != nil {
+	f.ClearActions()
+	if err := f.dc.syncDeployment(f.Ctx, "default/web"); err != nil {
 		f.t.Fatalf("syncDeployment: %v", err)
 	}
 }
 
 func (f *fixture) replicaSets() []appsv1.ReplicaSet {
-	l, err := rest.List[appsv1.ReplicaSet](f.ctx, f.admin, "default", rest.ListOptions{})
+	l, err := rest.List[appsv1.ReplicaSet](f.Ctx, f.Admin, "default", rest.ListOptions{})
 	if err != nil {
 		f.t.Fatal(err)
 	}
@@ -125,19 +101,22 @@ func (f *fixture) markAvailable() {
 		n := *rs.Spec.Replicas
 		rs.Status = appsv1.ReplicaSetStatus{Replicas: n, FullyLabeledReplicas: n, ReadyReplicas: n, AvailableReplicas: n,
 			ObservedGeneration: rs.Generation}
-		if _, err := rest.UpdateStatus(f.ctx, f.admin, &rs); err != nil {
+		if _, err := rest.UpdateStatus(f.Ctx, f.Admin, &rs); err != nil {
 			f.t.Fatal(err)
 		}
 	}
 }
 
 func (f *fixture) deployment() *appsv1.Deployment {
-	d, err := rest.Get[appsv1.Deployment](f.ctx, f.admin, "default", "web")
+	d, err := rest.Get[appsv1.Deployment](f.Ctx, f.Admin, "default", "web")
 	if err != nil {
 		f.t.Fatal(err)
 	}
 	return d
 }
+
+// statusUpdate is the write of the Deployment's status.
+const statusUpdate = "update deployments/status default/web"
 
 func condition(d *appsv1.Deployment, t appsv1.DeploymentConditionType) string {
 	c := GetDeploymentCondition(d.Status, t)
@@ -158,7 +137,7 @@ func TestRollout(t *testing.T) {
 			Selector: &metav1.LabelSelector{MatchLabels: map[string]string{"app": "web"}},
 			Template: corev1.PodTemplateSpec{ObjectMeta: metav1.ObjectMeta{Labels: map[string]string{"app": "web"}},
 				Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "nginx", Image: "nginx"}}}}}}
-	if _, err := rest.Create(f.ctx, f.admin, d); err != nil {
+	if _, err := rest.Create(f.Ctx, f.Admin, d); err != nil {
 		t.Fatal(err)
 	}
 	f.sync()
@@ -167,6 +146,10 @@ func TestRollout(t *testing.T) {
 		t.Fatalf("%d ReplicaSets, want 1", len(rss))
 	}
 	first := rss[0]
+	// As upstream's TestSyncDeploymentCreatesReplicaSet: the ReplicaSet,
+	// the status with the revision annotation and NewReplicaSetCreated,
+	// then the status of the rollout.
+	f.ExpectWrites(t, "create replicasets default/"+first.Name, statusUpdate, statusUpdate)
 	hash := first.Labels[appsv1.DefaultDeploymentUniqueLabelKey]
 	if first.Name != "web-"+hash || hash != controller.ComputeHash(&f.deployment().Spec.Template, nil) ||
 		first.Spec.Selector.MatchLabels[appsv1.DefaultDeploymentUniqueLabelKey] != hash ||
@@ -188,9 +171,11 @@ func TestRollout(t *testing.T) {
 		t.Errorf("Progressing: %s", c)
 	}
 
-	// The pods come up: Available, then Progressing NewReplicaSetAvailable.
+	// The pods come up: Available, then Progressing NewReplicaSetAvailable,
+	// in one status update.
 	f.markAvailable()
 	f.sync()
+	f.ExpectWrites(t, statusUpdate)
 	got = f.deployment()
 	if c := condition(got, appsv1.DeploymentAvailable); c != "True MinimumReplicasAvailable Deployment has minimum availability." {
 		t.Errorf("Available: %s", c)
@@ -201,16 +186,32 @@ func TestRollout(t *testing.T) {
 	if s := got.Status; s.ObservedGeneration != got.Generation || s.Replicas != 3 || s.UpdatedReplicas != 3 || s.AvailableReplicas != 3 {
 		t.Errorf("status %+v", s)
 	}
+	// Nothing changed since: a sync writes nothing.
+	f.sync()
+	f.ExpectWrites(t)
 
 	// New image: 25%/25% of 3 is a surge of 1 and none unavailable.
 	got.Spec.Template.Spec.Containers[0].Image = "nginx:1.27"
-	if _, err := rest.Update(f.ctx, f.admin, got); err != nil {
+	if _, err := rest.Update(f.Ctx, f.Admin, got); err != nil {
 		t.Fatal(err)
 	}
+	second := "web-" + controller.ComputeHash(&got.Spec.Template, nil)
 	want := []string{"rev1=3 rev2=1", "rev1=2 rev2=1", "rev1=2 rev2=2", "rev1=1 rev2=2", "rev1=1 rev2=3", "rev1=0 rev2=3"}
+	// Each step scales one ReplicaSet and writes the status once; the
+	// first creates the new ReplicaSet (and writes the status twice, as
+	// above).
+	wantWrites := [][]string{
+		{"create replicasets default/" + second, statusUpdate, statusUpdate},
+		{"update replicasets default/" + first.Name, statusUpdate},
+		{"update replicasets default/" + second, statusUpdate},
+		{"update replicasets default/" + first.Name, statusUpdate},
+		{"update replicasets default/" + second, statusUpdate},
+		{"update replicasets default/" + first.Name, statusUpdate},
+	}
 	var seen []string
-	for range want {
+	for i := range want {
 		f.sync()
+		f.ExpectWrites(t, wantWrites[i]...)
 		seen = append(seen, f.sizes())
 		f.markAvailable()
 	}
@@ -218,12 +219,15 @@ func TestRollout(t *testing.T) {
 		t.Errorf("rollout steps\n got: %s\nwant: %s", strings.Join(seen, " | "), strings.Join(want, " | "))
 	}
 	f.sync()
+	f.ExpectWrites(t, statusUpdate)
 	got = f.deployment()
 	if got.Annotations[appsv1.RevisionAnnotation] != "2" || !DeploymentComplete(got, &got.Status) {
 		t.Errorf("after the rollout: annotations %v status %+v", got.Annotations, got.Status)
 	}
-	f.eventually("ScalingReplicaSet events", func() (string, bool) {
-		l, _ := rest.List[corev1.Event](f.ctx, f.admin, "default", rest.ListOptions{})
+	f.sync()
+	f.ExpectWrites(t) // complete: nothing to do
+	testenv.Eventually(t, "ScalingReplicaSet events", controllertest.Timeout, func() (string, bool) {
+		l, _ := rest.List[corev1.Event](f.Ctx, f.Admin, "default", rest.ListOptions{})
 		var msgs []string
 		for _, e := range l.Items {
 			if e.Reason == "ScalingReplicaSet" && e.Source.Component == "deployment-controller" && e.InvolvedObject.Kind == "Deployment" {
@@ -248,7 +252,7 @@ func TestPausedAndScaling(t *testing.T) {
 			Selector: &metav1.LabelSelector{MatchLabels: map[string]string{"app": "web"}},
 			Template: corev1.PodTemplateSpec{ObjectMeta: metav1.ObjectMeta{Labels: map[string]string{"app": "web"}},
 				Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "nginx", Image: "nginx"}}}}}}
-	if _, err := rest.Create(f.ctx, f.admin, d); err != nil {
+	if _, err := rest.Create(f.Ctx, f.Admin, d); err != nil {
 		t.Fatal(err)
 	}
 	f.sync()
@@ -259,23 +263,32 @@ func TestPausedAndScaling(t *testing.T) {
 	got.Spec.Template.Spec.Containers[0].Image = "nginx:1.27"
 	five := int32(5)
 	got.Spec.Replicas = &five
-	if _, err := rest.Update(f.ctx, f.admin, got); err != nil {
+	if _, err := rest.Update(f.Ctx, f.Admin, got); err != nil {
 		t.Fatal(err)
 	}
 	f.sync()
+	first := f.replicaSets()[0].Name
+	// The DeploymentPaused condition, the scale, the status of the scale:
+	// no new ReplicaSet.
+	f.ExpectWrites(t, statusUpdate, "update replicasets default/"+first, statusUpdate)
 	if c := condition(f.deployment(), appsv1.DeploymentProgressing); c != "Unknown DeploymentPaused Deployment is paused" {
 		t.Errorf("Progressing when paused: %s", c)
 	}
 	if s := f.sizes(); s != "rev1=5" {
 		t.Errorf("paused and scaled to 5: %s, want rev1=5", s)
 	}
+	f.sync()
+	f.ExpectWrites(t) // paused and scaled already: nothing to do
 	f.markAvailable()
 	got = f.deployment()
 	got.Spec.Paused = false
-	if _, err := rest.Update(f.ctx, f.admin, got); err != nil {
+	if _, err := rest.Update(f.Ctx, f.Admin, got); err != nil {
 		t.Fatal(err)
 	}
 	f.sync()
+	f.ExpectWrites(t, statusUpdate, // DeploymentResumed
+		"create replicasets default/web-"+controller.ComputeHash(&got.Spec.Template, nil), statusUpdate,
+		"update replicasets default/"+first, statusUpdate)
 	// 25% of 5: a surge of 2 (rounded up), 1 unavailable (rounded down).
 	if s := f.sizes(); s != "rev1=4 rev2=2" {
 		t.Errorf("resumed: %s, want rev1=4 rev2=2", s)

@@ -5,8 +5,10 @@ import (
 	"slices"
 	"testing"
 
+	"kubik/ch01-apiserver/api/corev1"
 	"kubik/ch01-apiserver/api/discoveryv1"
 	"kubik/ch03-scheduler/clientgo/rest"
+	"kubik/ch04-controllers/controller"
 	"kubik/internal/controllertest"
 )
 
@@ -30,9 +32,12 @@ func TestEndpointSlices(t *testing.T) {
 		_, ok := c.services.GetStore().Get("default", "web")
 		return ok && n == 4
 	})
+	env.ClearActions()
 	if err := c.syncService(env.Ctx, "default/web"); err != nil {
 		t.Fatal(err)
 	}
+	// Two ports, at most two endpoints a slice: three slices, created.
+	env.ExpectWrites(t, "create endpointslices default", "create endpointslices default", "create endpointslices default")
 	l, err := rest.List[discoveryv1.EndpointSlice](env.Ctx, env.Admin, "default", rest.ListOptions{LabelSelector: discoveryv1.LabelServiceName + "=web"})
 	if err != nil {
 		t.Fatal(err)
@@ -60,9 +65,11 @@ func TestEndpointSlices(t *testing.T) {
 		t.Errorf("slices:\n got %q\nwant %q", got, want)
 	}
 	// default/kubernetes has no selector: its slice stays the apiserver's.
+	env.ClearActions()
 	if err := c.syncService(env.Ctx, "default/kubernetes"); err != nil {
 		t.Fatal(err)
 	}
+	env.ExpectWrites(t)
 	k, _ := rest.List[discoveryv1.EndpointSlice](env.Ctx, env.Admin, "default", rest.ListOptions{LabelSelector: discoveryv1.LabelServiceName + "=kubernetes"})
 	for _, s := range k.Items {
 		if s.Labels[discoveryv1.LabelManagedBy] == ControllerName {
@@ -83,6 +90,7 @@ func TestNoSecondSliceFromAStaleCache(t *testing.T) {
 		_, ok := c.services.GetStore().Get("default", "db")
 		return ok
 	})
+	env.ClearActions()
 	if err := c.syncService(env.Ctx, "default/db"); err != nil {
 		t.Fatal(err)
 	}
@@ -90,6 +98,8 @@ func TestNoSecondSliceFromAStaleCache(t *testing.T) {
 		t.Fatal(err)
 	}
 	controllertest.Eventually(t, "the cache catches up", func() bool { return c.syncService(env.Ctx, "default/db") == nil })
+	// Three syncs or more, one write: the placeholder slice.
+	env.ExpectWrites(t, "create endpointslices default")
 	l, err := rest.List[discoveryv1.EndpointSlice](env.Ctx, env.Admin, "default", rest.ListOptions{LabelSelector: discoveryv1.LabelServiceName + "=db"})
 	if err != nil {
 		t.Fatal(err)
@@ -97,4 +107,53 @@ func TestNoSecondSliceFromAStaleCache(t *testing.T) {
 	if len(l.Items) != 1 {
 		t.Errorf("%d slices for a Service without endpoints, want 1 (the placeholder)", len(l.Items))
 	}
+}
+
+// TestResyncWritesOnlyWhatChanged: a Service whose endpoints fit one slice
+// gets it created; synced again with nothing changed, nothing is written;
+// a pod turning unready rewrites that one slice.
+func TestResyncWritesOnlyWhatChanged(t *testing.T) {
+	env := controllertest.New(t)
+	c, _ := NewEndpointSliceController(env.CC)
+	env.Start(t)
+	env.Service(t, "api", "api")
+	env.ServicePod(t, "api-1", "api", "node-1", "10.244.1.7", 8080, true)
+	p := env.ServicePod(t, "api-2", "api", "node-1", "10.244.1.8", 8080, true)
+	sync := func() {
+		t.Helper()
+		controllertest.Eventually(t, "the cache current", func() bool { return c.syncService(env.Ctx, "default/api") != errStaleCache })
+	}
+	podsReady := func(want int) func() bool {
+		return func() bool {
+			n := 0
+			for _, p := range c.pods.GetStore().List() {
+				if p.Status.PodIP != "" && controller.IsPodReady(p) {
+					n++
+				}
+			}
+			return n == want
+		}
+	}
+	controllertest.Eventually(t, "pods in the cache", podsReady(2))
+	env.ClearActions()
+	sync()
+	env.ExpectWrites(t, "create endpointslices default")
+	l, err := rest.List[discoveryv1.EndpointSlice](env.Ctx, env.Admin, "default", rest.ListOptions{LabelSelector: discoveryv1.LabelServiceName + "=api"})
+	if err != nil || len(l.Items) != 1 {
+		t.Fatalf("slices of api: %v, %v", l, err)
+	}
+	name := l.Items[0].Name
+
+	env.ClearActions()
+	sync()
+	env.ExpectWrites(t)
+
+	p.Status.Conditions[0].Status = corev1.ConditionFalse
+	if _, err := rest.UpdateStatus(env.Ctx, env.Admin, p); err != nil {
+		t.Fatal(err)
+	}
+	controllertest.Eventually(t, "the unready pod in the cache", podsReady(1))
+	env.ClearActions()
+	sync()
+	env.ExpectWrites(t, "update endpointslices default/"+name)
 }

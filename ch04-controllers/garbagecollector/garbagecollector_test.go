@@ -12,10 +12,8 @@ import (
 	"kubik/ch01-apiserver/api/corev1"
 	"kubik/ch01-apiserver/api/metav1"
 	"kubik/ch01-apiserver/app"
-	"kubik/ch01-apiserver/pki"
 	"kubik/ch03-scheduler/clientgo/rest"
 	"kubik/ch04-controllers/controller"
-	"kubik/internal/clienttest"
 	"kubik/internal/controllertest"
 )
 
@@ -31,13 +29,7 @@ import (
 // enabled.
 func newEnv(t *testing.T) *controllertest.Env {
 	t.Helper()
-	e := clienttest.StartWithOptions(t, nil, func(o *app.Options) { o.EnableGarbageCollector = true })
-	cm := e.Client(t, pki.ControllerManager)
-	log := slog.New(slog.DiscardHandler)
-	ctx, cancel := context.WithCancel(context.Background())
-	t.Cleanup(cancel)
-	return &controllertest.Env{Env: e, Admin: e.Client(t, pki.Admin), Ctx: ctx,
-		CC: &controller.ControllerContext{Client: cm, Informers: controller.NewSharedInformers(cm, log), Log: log}}
+	return controllertest.NewWithOptions(t, func(o *app.Options) { o.EnableGarbageCollector = true })
 }
 
 type fakeRecorder struct {
@@ -119,6 +111,8 @@ func TestBackgroundDeletion(t *testing.T) {
 	controllertest.Eventually(t, "child collected", gone(env, "child"))
 	controllertest.Eventually(t, "grandchild collected", gone(env, "grandchild"))
 	get(t, env, "bystander") // an object without owners is never touched
+	// One DELETE each, nothing else.
+	env.ExpectWrites(t, "delete configmaps default/child", "delete configmaps default/grandchild")
 }
 
 // An object whose owner was deleted before the collector started (or never
@@ -140,6 +134,9 @@ func TestDanglingOwnersAtStart(t *testing.T) {
 	if refs := get(t, env, "half").OwnerReferences; refs[0].UID != alive.UID {
 		t.Errorf("the reference kept is %+v, want the one to %q", refs[0], alive.UID)
 	}
+	// The collected one deleted, the kept one patched (its dangling
+	// reference removed): nothing else.
+	env.ExpectWrites(t, "delete configmaps default/orphaned", "patch configmaps default/half")
 }
 
 // Orphan: the owner is held by the orphan finalizer while the collector
@@ -161,6 +158,8 @@ func TestOrphanDeletion(t *testing.T) {
 	if c2 := get(t, env, "child2"); len(c2.OwnerReferences) != 0 {
 		t.Errorf("child2's ownerReferences = %+v, want none", c2.OwnerReferences)
 	}
+	// A patch per dependent, then the owner's finalizer off; nothing deleted.
+	env.ExpectWrites(t, "patch configmaps default/child", "patch configmaps default/child2", "patch configmaps default/owner")
 }
 
 // Foreground: the owner waits, marked, with the foregroundDeletion
@@ -213,6 +212,7 @@ func TestOwnerRefInvalidNamespace(t *testing.T) {
 		defer rec.mu.Unlock()
 		return slices.Contains(rec.events, want)
 	})
+	env.ExpectWrites(t, "delete configmaps default/cross") // the owner in kube-public untouched
 }
 
 func TestGetDeletableResources(t *testing.T) {

@@ -50,7 +50,8 @@ func (f *fixture) create(t *testing.T, j *batchv1.Job) *batchv1.Job {
 }
 
 // sync runs syncJob once the cache shows the controller's last actions, and
-// returns the Job as the apiserver has it.
+// returns the Job as the apiserver has it; ExpectWrites then checks what
+// the sync wrote.
 func (f *fixture) sync(t *testing.T, name string) *batchv1.Job {
 	t.Helper()
 	key := "default/" + name
@@ -65,6 +66,7 @@ func (f *fixture) sync(t *testing.T, name string) *batchv1.Job {
 		c, ok := f.c.jobs.GetStore().Get("default", name)
 		return ok && c.ResourceVersion == j.ResourceVersion
 	})
+	f.ClearActions()
 	if _, err := f.c.syncJob(f.Ctx, key); err != nil {
 		t.Fatal(err)
 	}
@@ -104,6 +106,9 @@ func (f *fixture) finish(t *testing.T, p corev1.Pod, phase corev1.PodPhase) {
 	})
 }
 
+// statusUpdate is the write of Job default/<name>'s status.
+func statusUpdate(name string) string { return "update jobs/status default/" + name }
+
 func conditions(j *batchv1.Job) []string {
 	var out []string
 	for _, c := range j.Status.Conditions {
@@ -117,6 +122,7 @@ func TestJobCompletes(t *testing.T) {
 	j := f.create(t, newJob("pi", 2, 2, 6))
 	got := f.sync(t, "pi")
 	pods := f.pods(t, j)
+	f.ExpectWrites(t, "create pods default", "create pods default", statusUpdate("pi")) // parallelism 2
 	if len(pods) != 2 || got.Status.Active != 2 || got.Status.StartTime == nil {
 		t.Fatalf("want 2 active pods and a startTime; pods %d, status %+v", len(pods), got.Status)
 	}
@@ -129,12 +135,20 @@ func TestJobCompletes(t *testing.T) {
 	}
 	f.finish(t, pods[0], corev1.PodSucceeded)
 	got = f.sync(t, "pi")
+	// Upstream's order, which loses no pod: the UID into
+	// uncountedTerminatedPods, the finalizer off, the UID counted. No
+	// replacement: 2 completions, 1 done, 1 running.
+	f.ExpectWrites(t, statusUpdate("pi"), "patch pods default/"+pods[0].Name, statusUpdate("pi"))
 	if got.Status.Succeeded != 1 || got.Status.Active != 1 || len(got.Status.Conditions) != 0 {
 		t.Fatalf("after one success: %+v", got.Status)
 	}
 	f.finish(t, pods[1], corev1.PodSucceeded)
+	// One sync: the UID and SuccessCriteriaMet, the finalizer off, then
+	// counted and Complete.
+	f.sync(t, "pi")
+	f.ExpectWrites(t, statusUpdate("pi"), "patch pods default/"+pods[1].Name, statusUpdate("pi"))
 	got = f.sync(t, "pi")
-	got = f.sync(t, "pi") // the interim condition first, then Complete
+	f.ExpectWrites(t) // finished: nothing more to write
 	want := []string{
 		"SuccessCriteriaMet=True/CompletionsReached/Reached expected number of succeeded pods",
 		"Complete=True/CompletionsReached/Reached expected number of succeeded pods",
@@ -156,14 +170,17 @@ func TestJobBackoffLimitExceeded(t *testing.T) {
 	f := setup(t)
 	j := f.create(t, newJob("fail", 1, 1, 1))
 	f.sync(t, "fail")
-	f.finish(t, f.pods(t, j)[0], corev1.PodFailed)
+	first := f.pods(t, j)[0]
+	f.finish(t, first, corev1.PodFailed)
 	got := f.sync(t, "fail")
+	f.ExpectWrites(t, statusUpdate("fail"), "patch pods default/"+first.Name, statusUpdate("fail")) // counted, not replaced
 	if got.Status.Failed != 1 || len(f.pods(t, j)) != 1 {
 		t.Fatalf("first failure: want failed 1 and no replacement during back-off; status %+v", got.Status)
 	}
 	// The replacement waits 10s after the failure (the fake clock).
 	f.clock.Step(DefaultJobPodFailureBackOff)
 	f.sync(t, "fail")
+	f.ExpectWrites(t, "create pods default", statusUpdate("fail"))
 	pods := f.pods(t, j)
 	if len(pods) != 2 {
 		t.Fatalf("after the back-off: %d pods, want 2", len(pods))
@@ -175,6 +192,7 @@ func TestJobBackoffLimitExceeded(t *testing.T) {
 	}
 	f.sync(t, "fail")
 	got = f.sync(t, "fail")
+	f.ExpectWrites(t) // failed: nothing more to write
 	want := []string{
 		"FailureTarget=True/BackoffLimitExceeded/Job has reached the specified backoff limit",
 		"Failed=True/BackoffLimitExceeded/Job has reached the specified backoff limit",
@@ -193,8 +211,12 @@ func TestJobActiveDeadline(t *testing.T) {
 	if n := len(f.pods(t, j)); n != 1 {
 		t.Fatalf("%d pods", n)
 	}
+	pod := f.pods(t, j)[0]
 	f.clock.Step(31 * time.Second)
 	got := f.sync(t, "slow")
+	// FailureTarget with the pod counted failed; the pod deleted and its
+	// finalizer removed; the counters.
+	f.ExpectWrites(t, "delete pods default/"+pod.Name, statusUpdate("slow"), "patch pods default/"+pod.Name, statusUpdate("slow"))
 	if c := conditions(got); len(c) != 1 || c[0] != "FailureTarget=True/DeadlineExceeded/Job was active longer than specified deadline" {
 		t.Fatalf("conditions %q", c)
 	}
@@ -208,6 +230,7 @@ func TestJobActiveDeadline(t *testing.T) {
 		return true
 	})
 	got = f.sync(t, "slow")
+	f.ExpectWrites(t, statusUpdate("slow")) // Failed
 	if c := conditions(got); len(c) != 2 || c[1] != "Failed=True/DeadlineExceeded/Job was active longer than specified deadline" || got.Status.Failed != 1 {
 		t.Fatalf("conditions %q, status %+v", c, got.Status)
 	}
@@ -244,6 +267,7 @@ func TestIndexedJob(t *testing.T) {
 	j.Spec.CompletionMode = &mode
 	j = f.create(t, j)
 	f.sync(t, "idx")
+	f.ExpectWrites(t, "create pods default", "create pods default", statusUpdate("idx")) // indexes 0 and 1
 	index := func(p corev1.Pod) string { return p.Annotations[batchv1.JobCompletionIndexAnnotation] }
 	pods := f.pods(t, j)
 	var idx []string
@@ -259,16 +283,21 @@ func TestIndexedJob(t *testing.T) {
 	if !slices.Equal(idx, []string{"0", "1"}) {
 		t.Fatalf("indexes %v", idx)
 	}
+	var zero corev1.Pod
 	for _, p := range pods {
 		if index(p) == "0" {
+			zero = p
 			f.finish(t, p, corev1.PodSucceeded)
 		}
 	}
 	got := f.sync(t, "idx")
+	// Index 0 counted (upstream's order), index 2 created for the free slot.
+	f.ExpectWrites(t, "create pods default", statusUpdate("idx"), "patch pods default/"+zero.Name, statusUpdate("idx"))
 	if got.Status.CompletedIndexes != "0" || got.Status.Succeeded != 1 {
 		t.Fatalf("after index 0: %+v", got.Status)
 	}
 	f.sync(t, "idx")
+	f.ExpectWrites(t) // index 2 exists already
 	pods = f.pods(t, j)
 	if len(pods) != 3 {
 		t.Fatalf("%d pods, want 3 (index 2 created)", len(pods))
@@ -280,6 +309,7 @@ func TestIndexedJob(t *testing.T) {
 	}
 	f.sync(t, "idx")
 	got = f.sync(t, "idx")
+	f.ExpectWrites(t)
 	if got.Status.CompletedIndexes != "0-2" || got.Status.Succeeded != 3 || len(conditions(got)) != 2 || got.Status.Conditions[1].Type != batchv1.JobComplete {
 		t.Fatalf("final: %+v", got.Status)
 	}

@@ -23,6 +23,7 @@ func TestJobSuspendKeepsStartTime(t *testing.T) {
 		t.Fatalf("a running Job wants a startTime and an active pod: %+v", got.Status)
 	}
 	started := got.Status.StartTime.Time
+	pod := f.pods(t, got)[0]
 
 	setSuspend := func(suspend bool) {
 		t.Helper()
@@ -37,6 +38,7 @@ func TestJobSuspendKeepsStartTime(t *testing.T) {
 	}
 	setSuspend(true)
 	got = f.sync(t, "pi")
+	f.ExpectWrites(t, "delete pods default/"+pod.Name, statusUpdate("pi"))
 	if want := []string{"Suspended=True/JobSuspended/Job suspended"}; !slices.Equal(conditions(got), want) {
 		t.Fatalf("conditions %v, want %v", conditions(got), want)
 	}
@@ -47,6 +49,9 @@ func TestJobSuspendKeepsStartTime(t *testing.T) {
 	f.clock.Step(time.Hour)
 	setSuspend(false)
 	got = f.sync(t, "pi")
+	// A new pod; the pod deleted at the suspension released (its finalizer
+	// off, between the two status writes of upstream's order).
+	f.ExpectWrites(t, "create pods default", statusUpdate("pi"), "patch pods default/"+pod.Name, statusUpdate("pi"))
 	if want := []string{"Suspended=False/JobResumed/Job resumed"}; !slices.Equal(conditions(got), want) {
 		t.Fatalf("conditions %v, want %v", conditions(got), want)
 	}

@@ -161,3 +161,49 @@ func TestUpdateConditionsKeepsTransitionTime(t *testing.T) {
 		t.Error("lastTransitionTime moved without a transition")
 	}
 }
+
+// TestSyncActions: a namespace not being deleted is left alone; a deleted
+// one has every namespaced resource deleted by collection, once, its
+// conditions written once, and the kubernetes finalizer removed through
+// the finalize subresource (what upstream's
+// testSyncNamespaceThatIsTerminating checks with a fake clientset).
+func TestSyncActions(t *testing.T) {
+	env := controllertest.New(t)
+	mustCreate(t, env, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "z"}})
+	mustCreate(t, env, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: "z", Name: "a"}})
+	nm, err := NewNamespaceController(env.CC)
+	if err != nil {
+		t.Fatal(err)
+	}
+	env.Start(t)
+	controllertest.Eventually(t, "z in the cache", func() bool { _, ok := nm.informer.GetStore().Get("", "z"); return ok })
+	env.ClearActions()
+	if err := nm.syncNamespaceFromKey(env.Ctx, "z"); err != nil {
+		t.Fatal(err)
+	}
+	env.ExpectWrites(t)
+
+	if err := rest.Delete[corev1.Namespace](env.Ctx, env.Admin, "", "z", nil); err != nil {
+		t.Fatal(err)
+	}
+	controllertest.Eventually(t, "z terminating in the cache", func() bool {
+		ns, ok := nm.informer.GetStore().Get("", "z")
+		return ok && ns.DeletionTimestamp != nil
+	})
+	resources, err := nm.deleter.discoverResourcesFn(env.Ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"update namespaces/status z", "update namespaces/finalize z"}
+	for _, r := range controller.SupportsAllVerbs(resources, "delete") {
+		want = append(want, "deletecollection "+r.Resource+" z")
+	}
+	env.ClearActions()
+	if err := nm.syncNamespaceFromKey(env.Ctx, "z"); err != nil {
+		t.Fatal(err)
+	}
+	env.ExpectWrites(t, want...)
+	if err := getErr[corev1.Namespace](env, "", "z"); !rest.IsNotFound(err) {
+		t.Errorf("namespace z after the sync: %v, want it gone", err)
+	}
+}

@@ -2,76 +2,51 @@ package replicaset
 
 // Tests in the style of kubernetes/sample-controller: fixtures in, API
 // actions out. The fixtures are written to a real apiserver started in the
-// test process (clienttest); the controller's sync function is called
-// directly, and what it did is read back from the apiserver.
+// test process (controllertest); the controller's sync function is called
+// directly, what it did is read back from the apiserver, and the requests it
+// sent are checked one by one (ExpectWrites).
 
 import (
-	"context"
 	"errors"
 	"fmt"
-	"log/slog"
 	"strings"
 	"sync/atomic"
 	"testing"
-	"time"
 
 	"kubik/ch01-apiserver/api/appsv1"
 	"kubik/ch01-apiserver/api/corev1"
 	"kubik/ch01-apiserver/api/metav1"
-	"kubik/ch01-apiserver/pki"
 	"kubik/ch03-scheduler/clientgo/rest"
 	"kubik/ch04-controllers/controller"
-	"kubik/internal/clienttest"
+	"kubik/internal/controllertest"
+	"kubik/internal/testenv"
 )
 
 type fixture struct {
-	t     *testing.T
-	ctx   context.Context
-	admin *rest.Client
-	c     *ReplicaSetController
+	*controllertest.Env
+	t *testing.T
+	c *ReplicaSetController
 }
 
 // newFixture starts an apiserver and builds the controller as
 // system:kube-controller-manager. Its informers are not running: each
 // test starts the ones it wants (runInformers).
 func newFixture(t *testing.T) *fixture {
-	env := clienttest.Start(t, nil)
-	ctx, cancel := context.WithCancel(context.Background())
-	t.Cleanup(cancel)
-	kcm := env.Client(t, pki.ControllerManager)
-	cc := &controller.ControllerContext{Client: kcm, Informers: controller.NewSharedInformers(kcm, slog.New(slog.DiscardHandler)),
-		Log: slog.New(slog.DiscardHandler)}
-	c, err := NewReplicaSetController(cc)
+	env := controllertest.New(t)
+	c, err := NewReplicaSetController(env.CC)
 	if err != nil {
 		t.Fatal(err)
 	}
-	go c.recorder.Run(ctx)
-	return &fixture{t: t, ctx: ctx, admin: env.Client(t, pki.Admin), c: c}
+	go c.recorder.Run(env.Ctx)
+	return &fixture{Env: env, t: t, c: c}
 }
 
 func (f *fixture) runInformers(rs, pods bool) {
 	if rs {
-		go f.c.rsInformer.Run(f.ctx)
+		go f.c.rsInformer.Run(f.Ctx)
 	}
 	if pods {
-		go f.c.podInformer.Run(f.ctx)
-	}
-}
-
-// eventually polls cond (the informers deliver asynchronously); the
-// generous limit only bounds a failing test.
-func (f *fixture) eventually(what string, cond func() (string, bool)) {
-	f.t.Helper()
-	deadline := time.Now().Add(30 * time.Second)
-	for {
-		got, ok := cond()
-		if ok {
-			return
-		}
-		if time.Now().After(deadline) {
-			f.t.Fatalf("%s; last seen: %s", what, got)
-		}
-		time.Sleep(20 * time.Millisecond)
+		go f.c.podInformer.Run(f.Ctx)
 	}
 }
 
@@ -82,11 +57,11 @@ func (f *fixture) createRS(name string, replicas int32) *appsv1.ReplicaSet {
 			Selector: &metav1.LabelSelector{MatchLabels: map[string]string{"app": name}},
 			Template: corev1.PodTemplateSpec{ObjectMeta: metav1.ObjectMeta{Labels: map[string]string{"app": name, "extra": "x"}},
 				Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "nginx", Image: "nginx"}}}}}}
-	created, err := rest.Create(f.ctx, f.admin, rs)
+	created, err := rest.Create(f.Ctx, f.Admin, rs)
 	if err != nil {
 		f.t.Fatal(err)
 	}
-	f.eventually("ReplicaSet in the informer", func() (string, bool) {
+	testenv.Eventually(f.t, "ReplicaSet in the informer", controllertest.Timeout, func() (string, bool) {
 		_, ok := f.c.rsInformer.GetStore().Get("default", name)
 		return "", ok
 	})
@@ -95,7 +70,7 @@ func (f *fixture) createRS(name string, replicas int32) *appsv1.ReplicaSet {
 
 func (f *fixture) pods(selector string) []corev1.Pod {
 	f.t.Helper()
-	l, err := rest.List[corev1.Pod](f.ctx, f.admin, "default", rest.ListOptions{LabelSelector: selector})
+	l, err := rest.List[corev1.Pod](f.Ctx, f.Admin, "default", rest.ListOptions{LabelSelector: selector})
 	if err != nil {
 		f.t.Fatal(err)
 	}
@@ -108,16 +83,33 @@ func (f *fixture) pods(selector string) []corev1.Pod {
 	return out
 }
 
+// sync runs syncReplicaSet once the informer holds the apiserver's
+// current ReplicaSet (what its last sync wrote, so the next compares its
+// status with that, not an older one); ExpectWrites then checks what it
+// wrote.
 func (f *fixture) sync(key string) {
 	f.t.Helper()
-	if err := f.c.syncReplicaSet(f.ctx, key); err != nil {
+	ns, name, _ := strings.Cut(key, "/")
+	rs, err := rest.Get[appsv1.ReplicaSet](f.Ctx, f.Admin, ns, name)
+	if err != nil {
+		f.t.Fatal(err)
+	}
+	testenv.Eventually(f.t, "ReplicaSet current in the informer", controllertest.Timeout, func() (string, bool) {
+		c, ok := f.c.rsInformer.GetStore().Get(ns, name)
+		if !ok {
+			return "not there", false
+		}
+		return "resourceVersion " + c.ResourceVersion, c.ResourceVersion == rs.ResourceVersion
+	})
+	f.ClearActions()
+	if err := f.c.syncReplicaSet(f.Ctx, key); err != nil {
 		f.t.Fatalf("syncReplicaSet(%s): %v", key, err)
 	}
 }
 
 func (f *fixture) podsSeen(n int) {
 	f.t.Helper()
-	f.eventually(fmt.Sprintf("%d pods in the informer", n), func() (string, bool) {
+	testenv.Eventually(f.t, fmt.Sprintf("%d pods in the informer", n), controllertest.Timeout, func() (string, bool) {
 		active := controller.FilterActivePods(f.c.podInformer.GetStore().List())
 		return fmt.Sprint(len(active)), len(active) == n
 	})
@@ -131,8 +123,12 @@ func TestSlowWatchNeverCreatesExtraPods(t *testing.T) {
 	f.runInformers(true, false)
 	rs := f.createRS("web", 3)
 	f.sync("default/web")
-	f.sync("default/web")
-	f.sync("default/web")
+	// Exactly the 3 creations, and one status update.
+	f.ExpectWrites(t, "create pods default", "create pods default", "create pods default", statusUpdate("web"))
+	for range 2 {
+		f.sync("default/web")
+		f.ExpectWrites(t) // no pod seen, none created: the expectations hold them
+	}
 	pods := f.pods("app=web")
 	if len(pods) != 3 {
 		t.Fatalf("%d pods created, want 3", len(pods))
@@ -153,16 +149,17 @@ func TestSlowWatchNeverCreatesExtraPods(t *testing.T) {
 		t.Error("expectations not satisfied after the informer saw the 3 pods")
 	}
 	f.sync("default/web")
+	f.ExpectWrites(t, statusUpdate("web")) // the pods counted, none created
 	if n := len(f.pods("app=web")); n != 3 {
 		t.Errorf("%d pods after the watch caught up, want 3", n)
 	}
-	got, _ := rest.Get[appsv1.ReplicaSet](f.ctx, f.admin, "default", "web")
+	got, _ := rest.Get[appsv1.ReplicaSet](f.Ctx, f.Admin, "default", "web")
 	if got.Status.Replicas != 3 || got.Status.FullyLabeledReplicas != 3 || got.Status.ObservedGeneration != got.Generation {
 		t.Errorf("status: %+v", got.Status)
 	}
 	// Events: SuccessfulCreate "Created pod: <name>" from replicaset-controller.
-	f.eventually("3 SuccessfulCreate events", func() (string, bool) {
-		l, _ := rest.List[corev1.Event](f.ctx, f.admin, "default", rest.ListOptions{})
+	testenv.Eventually(f.t, "3 SuccessfulCreate events", controllertest.Timeout, func() (string, bool) {
+		l, _ := rest.List[corev1.Event](f.Ctx, f.Admin, "default", rest.ListOptions{})
 		n := 0
 		var seen []string
 		for _, e := range l.Items {
@@ -176,6 +173,9 @@ func TestSlowWatchNeverCreatesExtraPods(t *testing.T) {
 		return strings.Join(seen, "; "), n == 3
 	})
 }
+
+// statusUpdate is the write of ReplicaSet default/<name>'s status.
+func statusUpdate(name string) string { return "update replicasets/status default/" + name }
 
 func mustExpectations(t *testing.T, c *ReplicaSetController, key string) (int64, int64) {
 	t.Helper()
@@ -193,22 +193,23 @@ func TestScaleDownDeletesLeastValuable(t *testing.T) {
 	f.runInformers(true, true)
 	f.createRS("api", 4)
 	f.sync("default/api")
+	f.ExpectWrites(t, "create pods default", "create pods default", "create pods default", "create pods default", statusUpdate("api"))
 	f.podsSeen(4)
 	pods := f.pods("app=api")
 	// pods[0]: left unscheduled; pods[1]: Running, not ready; pods[2,3]: Running and Ready.
 	now := metav1.Now()
 	for i, p := range pods[1:] {
 		bind(t, f, &p, "node-1")
-		p2, _ := rest.Get[corev1.Pod](f.ctx, f.admin, "default", p.Name)
+		p2, _ := rest.Get[corev1.Pod](f.Ctx, f.Admin, "default", p.Name)
 		p2.Status.Phase = corev1.PodRunning
 		if i > 0 {
 			p2.Status.Conditions = []corev1.PodCondition{{Type: corev1.PodReady, Status: corev1.ConditionTrue, LastTransitionTime: now}}
 		}
-		if _, err := rest.UpdateStatus(f.ctx, f.admin, p2); err != nil {
+		if _, err := rest.UpdateStatus(f.Ctx, f.Admin, p2); err != nil {
 			t.Fatal(err)
 		}
 	}
-	f.eventually("2 ready pods in the informer", func() (string, bool) {
+	testenv.Eventually(f.t, "2 ready pods in the informer", controllertest.Timeout, func() (string, bool) {
 		n := 0
 		for _, p := range f.c.podInformer.GetStore().List() {
 			if controller.IsPodReady(p) {
@@ -218,16 +219,17 @@ func TestScaleDownDeletesLeastValuable(t *testing.T) {
 		return fmt.Sprint(n), n == 2
 	})
 	two := int32(2)
-	rs, _ := rest.Get[appsv1.ReplicaSet](f.ctx, f.admin, "default", "api")
+	rs, _ := rest.Get[appsv1.ReplicaSet](f.Ctx, f.Admin, "default", "api")
 	rs.Spec.Replicas = &two
-	if _, err := rest.Update(f.ctx, f.admin, rs); err != nil {
+	if _, err := rest.Update(f.Ctx, f.Admin, rs); err != nil {
 		t.Fatal(err)
 	}
-	f.eventually("replicas 2 in the informer", func() (string, bool) {
+	testenv.Eventually(f.t, "replicas 2 in the informer", controllertest.Timeout, func() (string, bool) {
 		rs, _ := f.c.rsInformer.GetStore().Get("default", "api")
 		return "", *rs.Spec.Replicas == 2
 	})
 	f.sync("default/api")
+	f.ExpectWrites(t, "delete pods default/"+pods[0].Name, "delete pods default/"+pods[1].Name, statusUpdate("api"))
 	left := f.pods("app=api")
 	if len(left) != 2 {
 		t.Fatalf("%d pods left, want 2", len(left))
@@ -239,7 +241,8 @@ func TestScaleDownDeletesLeastValuable(t *testing.T) {
 	}
 	f.podsSeen(2)
 	f.sync("default/api")
-	got, _ := rest.Get[appsv1.ReplicaSet](f.ctx, f.admin, "default", "api")
+	f.ExpectWrites(t, statusUpdate("api"))
+	got, _ := rest.Get[appsv1.ReplicaSet](f.Ctx, f.Admin, "default", "api")
 	if got.Status.Replicas != 2 || got.Status.ReadyReplicas != 2 || got.Status.AvailableReplicas != 2 {
 		t.Errorf("status: %+v", got.Status)
 	}
@@ -254,7 +257,7 @@ func bind(t *testing.T, f *fixture, p *corev1.Pod, node string) {
 	t.Helper()
 	b := map[string]any{"apiVersion": "v1", "kind": "Binding", "metadata": map[string]string{"name": p.Name},
 		"target": map[string]string{"kind": "Node", "name": node}}
-	if err := rest.CreateSubresource[corev1.Pod](f.ctx, f.admin, "default", p.Name, "binding", b, nil); err != nil {
+	if err := rest.CreateSubresource[corev1.Pod](f.Ctx, f.Admin, "default", p.Name, "binding", b, nil); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -271,7 +274,7 @@ func TestAdoptionAndRelease(t *testing.T) {
 		if owner != nil {
 			p.OwnerReferences = []metav1.OwnerReference{*owner}
 		}
-		if _, err := rest.Create(f.ctx, f.admin, p); err != nil {
+		if _, err := rest.Create(f.Ctx, f.Admin, p); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -281,6 +284,8 @@ func TestAdoptionAndRelease(t *testing.T) {
 	f.podsSeen(2)
 	rs := f.createRS("db", 2)
 	f.sync("default/db")
+	// The orphan adopted (a patch of its ownerReferences), one pod created.
+	f.ExpectWrites(t, "patch pods default/orphan", "create pods default", statusUpdate("db"))
 	pods := f.pods("app=db")
 	owned := 0
 	for _, p := range pods {
@@ -304,20 +309,22 @@ func TestAdoptionAndRelease(t *testing.T) {
 	// Relabel the adopted pod: released (ownerReference removed) and replaced.
 	f.podsSeen(3)
 	patch := []byte(`{"metadata":{"labels":{"app":"other"}}}`)
-	if _, err := rest.Patch[corev1.Pod](f.ctx, f.admin, "default", "orphan", rest.MergePatchType, patch, ""); err != nil {
+	if _, err := rest.Patch[corev1.Pod](f.Ctx, f.Admin, "default", "orphan", rest.MergePatchType, patch, ""); err != nil {
 		t.Fatal(err)
 	}
-	f.eventually("relabelled pod in the informer", func() (string, bool) {
+	testenv.Eventually(f.t, "relabelled pod in the informer", controllertest.Timeout, func() (string, bool) {
 		p, _ := f.c.podInformer.GetStore().Get("default", "orphan")
 		return "", p.Labels["app"] == "other"
 	})
 	f.sync("default/db")
-	released, _ := rest.Get[corev1.Pod](f.ctx, f.admin, "default", "orphan")
+	f.ExpectWrites(t, "patch pods default/orphan", "create pods default", statusUpdate("db")) // released, replaced
+	released, _ := rest.Get[corev1.Pod](f.Ctx, f.Admin, "default", "orphan")
 	if len(released.OwnerReferences) != 0 {
 		t.Errorf("released pod still has ownerReferences %+v", released.OwnerReferences)
 	}
 	f.podsSeen(4)
 	f.sync("default/db")
+	f.ExpectWrites(t, statusUpdate("db")) // the replacement counted, nothing more
 	if n := len(f.pods("app=db")); n != 3 {
 		t.Errorf("%d app=db pods after the release, want 3 (2 owned + foreign)", n)
 	}

@@ -27,6 +27,7 @@ func TestTTLAfterFinished(t *testing.T) {
 	}
 	// Not finished: nothing to do.
 	controllertest.Eventually(t, "job in cache", func() bool { _, ok := c.jobs.GetStore().Get("default", "done"); return ok })
+	env.ClearActions()
 	if after, err := c.processJob(env.Ctx, "default/done"); err != nil || after != 0 {
 		t.Fatalf("unfinished: %v %v", after, err)
 	}
@@ -40,14 +41,19 @@ func TestTTLAfterFinished(t *testing.T) {
 		x, _ := c.jobs.GetStore().Get("default", "done")
 		return len(x.Status.Conditions) == 1
 	})
+	env.ExpectWrites(t)
 	clock.Step(40 * time.Second)
+	env.ClearActions()
 	if after, err := c.processJob(env.Ctx, "default/done"); err != nil || after != 60*time.Second {
 		t.Fatalf("before expiry: requeue after %v (want 60s), %v", after, err)
 	}
+	env.ExpectWrites(t) // not expired: requeued, nothing written
 	clock.Step(60 * time.Second)
+	env.ClearActions()
 	if _, err := c.processJob(env.Ctx, "default/done"); err != nil {
 		t.Fatal(err)
 	}
+	env.ExpectWrites(t, "delete jobs default/done")
 	got, err := rest.Get[batchv1.Job](env.Ctx, env.Admin, "default", "done")
 	if !rest.IsNotFound(err) && (err != nil || got.DeletionTimestamp == nil) {
 		t.Fatalf("expired job not deleted: %v %+v", err, got)

@@ -1,7 +1,10 @@
 // Package clienttest starts a real chapter 1 apiserver in-process for the
 // tests of the components that talk to it, and issues kubeconfigs for their
 // identities. Nothing is faked: requests go over HTTPS through
-// authentication, RBAC and the Node authorizer.
+// authentication, RBAC and the Node authorizer. A RecordingClient also
+// records the actions a client took (verb, resource, subresource,
+// namespace, name), for the tests that check what a controller wrote, as
+// upstream's tests do with a fake clientset.
 package clienttest
 
 import (

@@ -4,9 +4,12 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
+
+	"kubik/internal/testenv"
 )
 
 // recorder is a testing.TB that keeps Errorf calls instead of failing, so a
@@ -73,6 +76,7 @@ func TestRunPasses(t *testing.T) {
 }
 
 func TestRunReportsDifferences(t *testing.T) {
+	pidFile := filepath.Join(t.TempDir(), "pid")
 	doc := writeDoc(t, "```console\n"+
 		"$ echo 'default   Terminating   5s'\n"+ // line 2
 		"default   Active   <AGE>\n"+
@@ -83,21 +87,39 @@ func TestRunReportsDifferences(t *testing.T) {
 		"$ echo 'Error from server (NotFound): pods \"x\" not found'\n"+ // line 8
 		"Error from server (NotFound): pods \"y\" not found\n"+
 		"```\n"+
-		"```console lab-timeout=200ms\n"+
-		"$ sleep 5 | cat\n"+ // line 12
+		"```console lab-timeout=1s\n"+
+		"$ sh -c 'echo $$ >"+pidFile+"; exec sleep 1000' | cat\n"+ // line 12
 		"```\n")
 	rec := &recorder{TB: t}
-	start := time.Now()
 	Run(rec, doc, Env{Kubectl: fakeKubectl(t)})
-	if elapsed := time.Since(start); elapsed > 4*time.Second {
-		t.Errorf("timeout did not stop the pipeline: took %v", elapsed)
+	// The timeout stops the whole pipeline, not just bash: the sleep at its
+	// head (which would run for 1000 s) is killed too.
+	if _, err := os.Stat("/proc/self/cmdline"); err == nil {
+		b, err := os.ReadFile(pidFile)
+		if err != nil {
+			t.Fatalf("the timed-out pipeline's first command did not run: %v", err)
+		}
+		pid, err := strconv.Atoi(strings.TrimSpace(string(b)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() {
+			if sleeping(pid) {
+				if p, err := os.FindProcess(pid); err == nil {
+					p.Kill() // our sleep, by its PID
+				}
+			}
+		})
+		testenv.Eventually(t, "the timed-out pipeline's sleep killed", time.Minute, func() (string, bool) {
+			return fmt.Sprintf("pid %d still sleeping", pid), !sleeping(pid)
+		})
 	}
 
 	want := []string{
 		":2: $ echo 'default   Terminating   5s'",
 		":4: $ kubectl fail   # exit 1\nexit code 3, the doc says 1",
 		":8: $ echo",
-		":12: $ sleep 5 | cat\ntimed out after 200ms",
+		":12: $ sh -c 'echo $$ >" + pidFile + "; exec sleep 1000' | cat\ntimed out after 1s",
 	}
 	if len(rec.errors) != len(want) {
 		t.Fatalf("got %d errors, want %d:\n%s", len(rec.errors), len(want), strings.Join(rec.errors, "\n---\n"))
@@ -110,6 +132,13 @@ func TestRunReportsDifferences(t *testing.T) {
 	if !strings.Contains(rec.errors[0], "-default   Active   <AGE>\n+default   Terminating   5s") {
 		t.Errorf("error without a diff:\n%s", rec.errors[0])
 	}
+}
+
+// sleeping: pid is the test's "sleep 1000", alive (a zombie's command line
+// reads empty, another process's differs).
+func sleeping(pid int) bool {
+	cmdline, err := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", pid))
+	return err == nil && string(cmdline) == "sleep\x001000\x00"
 }
 
 // TestRunRealKubectl runs a lab step with a real kubectl binary through the

@@ -301,12 +301,13 @@ func (c *Cluster) MustKubectl(t testing.TB, version, dir string, args ...string)
 	return strings.TrimSpace(r.Stdout)
 }
 
-// Eventually polls f every 300 ms until it reports done. The timeout only
-// turns a hang into a failure, with what f saw last: it is not a
-// performance assertion.
+// Eventually polls f until it reports done: first after 10 ms, then twice
+// as long each time up to every 300 ms. The timeout only turns a hang into
+// a failure, with what f saw last: it is not a performance assertion.
 func Eventually(t testing.TB, what string, timeout time.Duration, f func() (last string, done bool)) {
 	t.Helper()
 	deadline := time.Now().Add(timeout)
+	wait := 10 * time.Millisecond
 	for {
 		got, ok := f()
 		if ok {
@@ -315,7 +316,8 @@ func Eventually(t testing.TB, what string, timeout time.Duration, f func() (last
 		if time.Now().After(deadline) {
 			t.Fatalf("%s: last seen:\n%s", what, got)
 		}
-		time.Sleep(300 * time.Millisecond)
+		time.Sleep(wait)
+		wait = min(2*wait, 300*time.Millisecond)
 	}
 }
 
