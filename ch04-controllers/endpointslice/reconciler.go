@@ -64,22 +64,35 @@ func (c *EndpointSliceController) syncService(ctx context.Context, key string) e
 		want = append(want, wanted{nil, nil})
 	}
 
-	// Reuse existing slices with the same ports first, then any.
+	// Reuse existing slices: first a slice that already holds exactly a
+	// wanted chunk (so a sync that changes nothing writes nothing, whatever
+	// order the slices' generated names sort in), then any slice with the
+	// same ports. Upstream goes further and keeps each endpoint in the
+	// slice that holds it.
 	used := map[string]bool{}
-	pick := func(ports []discoveryv1.EndpointPort) *discoveryv1.EndpointSlice {
+	pick := func(w wanted, exact bool) *discoveryv1.EndpointSlice {
 		for _, s := range existing {
-			if !used[s.Name] && equalJSON(s.Ports, ports) {
+			if !used[s.Name] && equalJSON(s.Ports, w.ports) && (!exact || equalJSON(s.Endpoints, w.endpoints)) {
 				used[s.Name] = true
 				return s
 			}
 		}
 		return nil
 	}
+	reused := make([]*discoveryv1.EndpointSlice, len(want))
+	for i, w := range want {
+		reused[i] = pick(w, true)
+	}
+	for i, w := range want {
+		if reused[i] == nil {
+			reused[i] = pick(w, false)
+		}
+	}
 	trigger := endpointutil.LastChangeTriggerTime(svc, pods)
 	var toWrite []*discoveryv1.EndpointSlice
-	for _, w := range want {
+	for i, w := range want {
 		s := c.newSlice(svc)
-		if old := pick(w.ports); old != nil {
+		if old := reused[i]; old != nil {
 			s = metav1.DeepCopy(old)
 		}
 		s.Ports, s.Endpoints = w.ports, w.endpoints
