@@ -40,7 +40,8 @@
 // annotation saying it is a simulation; its runtime is "hollow://".
 //
 // Upstream: cmd/kubemark and pkg/kubemark (a real kubelet over a fake
-// container runtime); the Node status and Lease code of pkg/kubelet.
+// container runtime); the Node status (package nodestatus, shared with
+// chapter 5's kubelet) and Lease code of pkg/kubelet.
 package hollownode
 
 import (
@@ -63,6 +64,7 @@ import (
 	"kubik/ch03-scheduler/clientgo/rest"
 	"kubik/ch03-scheduler/clientgo/tools/cache"
 	"kubik/ch03-scheduler/clientgo/util/workqueue"
+	"kubik/ch03-scheduler/nodestatus"
 )
 
 const (
@@ -198,33 +200,24 @@ func (n *node) status() corev1.NodeStatus {
 		corev1.ResourcePods:             *resource.NewQuantity(int64(n.cfg.Pods), resource.DecimalSI),
 		corev1.ResourceEphemeralStorage: resource.MustParse("100Gi"),
 	}
-	now := metav1.Now()
-	cond := func(t corev1.NodeConditionType, s corev1.ConditionStatus, reason, msg string) corev1.NodeCondition {
-		return corev1.NodeCondition{Type: t, Status: s, Reason: reason, Message: msg, LastHeartbeatTime: now, LastTransitionTime: n.booted}
-	}
-	return corev1.NodeStatus{
-		Capacity:    res,
-		Allocatable: maps.Clone(res),
-		Conditions: []corev1.NodeCondition{
-			cond(corev1.NodeMemoryPressure, corev1.ConditionFalse, "KubeletHasSufficientMemory", "kubelet has sufficient memory available"),
-			cond(corev1.NodeDiskPressure, corev1.ConditionFalse, "KubeletHasNoDiskPressure", "kubelet has no disk pressure"),
-			cond(corev1.NodePIDPressure, corev1.ConditionFalse, "KubeletHasSufficientPID", "kubelet has sufficient PID available"),
-			cond(corev1.NodeReady, corev1.ConditionTrue, "KubeletReady", "kubelet is posting ready status (hollow node: simulated)"),
-		},
-		Addresses: []corev1.NodeAddress{
-			{Type: corev1.NodeInternalIP, Address: n.cfg.InternalIP},
-			{Type: corev1.NodeHostName, Address: n.cfg.Name},
-		},
+	return nodestatus.Status(nodestatus.Node{
+		Capacity:   res,
+		InternalIP: n.cfg.InternalIP,
+		Hostname:   n.cfg.Name,
 		// No kubelet API: the apiserver answers exec, logs and port-forward
 		// for this node's pods with an error instead of dialing.
-		DaemonEndpoints: corev1.NodeDaemonEndpoints{KubeletEndpoint: corev1.DaemonEndpoint{Port: 0}},
-		NodeInfo: corev1.NodeSystemInfo{
+		KubeletPort: 0,
+		Info: corev1.NodeSystemInfo{
 			MachineID: "hollow-" + n.cfg.Name, SystemUUID: "hollow-" + n.cfg.Name, BootID: "hollow-" + n.cfg.Name,
 			KernelVersion: "hollow", OSImage: "Kubik hollow node (simulated)",
 			ContainerRuntimeVersion: RuntimeVersion, KubeletVersion: KubeletVersion,
 			OperatingSystem: "linux", Architecture: "amd64",
 		},
-	}
+		Ready:        true,
+		ReadyMessage: nodestatus.ReadyMessage + " (hollow node: simulated)",
+	}, metav1.Now(), func(corev1.NodeConditionType, corev1.ConditionStatus) metav1.Time {
+		return n.booted // the conditions have not changed since the node came up
+	})
 }
 
 // register creates the Node (or takes over the existing one after a

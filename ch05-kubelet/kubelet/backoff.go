@@ -29,7 +29,8 @@ func NewBackoff() *Backoff {
 }
 
 // IsInBackOffSince reports whether the thing id, which failed at
-// eventTime, must still wait.
+// eventTime, must still wait: the delay counts from the failure (a
+// container's exit).
 func (b *Backoff) IsInBackOffSince(id string, eventTime time.Time) bool {
 	b.mu.Lock()
 	defer b.mu.Unlock()
@@ -38,6 +39,19 @@ func (b *Backoff) IsInBackOffSince(id string, eventTime time.Time) bool {
 		return false
 	}
 	return b.Now().Sub(eventTime) < e.delay
+}
+
+// IsInBackOffSinceUpdate reports whether id must still wait at
+// eventTime (now): the delay counts from the last Next (a failed image
+// pull, which has no exit time of its own).
+func (b *Backoff) IsInBackOffSinceUpdate(id string, eventTime time.Time) bool {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	e, ok := b.entries[id]
+	if !ok || b.expired(e, eventTime) {
+		return false
+	}
+	return eventTime.Sub(e.lastUpdate) < e.delay
 }
 
 // Next records a restart of id after a failure at eventTime: the next

@@ -1,6 +1,7 @@
 package kubelet
 
 import (
+	"slices"
 	"testing"
 	"time"
 )
@@ -74,5 +75,36 @@ func TestNormalizeImage(t *testing.T) {
 		if got := NormalizeImage(in); got != want {
 			t.Errorf("NormalizeImage(%q) = %q, want %q", in, got, want)
 		}
+	}
+}
+
+// A failed image pull waits from the failure, upstream's
+// IsInBackOffSinceUpdate: retries at 10s, 20s, 40s ... 5m after each
+// failed pull, whatever the time passed in is compared with.
+func TestBackoffSinceUpdate(t *testing.T) {
+	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	b := NewBackoff()
+	b.Now = func() time.Time { return now }
+	const id = "uid/image/busybox"
+	if b.IsInBackOffSinceUpdate(id, now) {
+		t.Fatal("the first pull waits")
+	}
+	var delays []time.Duration
+	for range 7 {
+		b.Next(id, now) // a pull failed now
+		d := b.Get(id)
+		delays = append(delays, d)
+		now = now.Add(d - time.Second)
+		if !b.IsInBackOffSinceUpdate(id, now) {
+			t.Fatalf("pulled again %v after a failure, before the back-off of %v", d-time.Second, d)
+		}
+		now = now.Add(time.Second)
+		if b.IsInBackOffSinceUpdate(id, now) {
+			t.Fatalf("still in back-off %v after a failure (back-off %v)", d, d)
+		}
+	}
+	want := []time.Duration{10 * time.Second, 20 * time.Second, 40 * time.Second, 80 * time.Second, 160 * time.Second, 5 * time.Minute, 5 * time.Minute}
+	if !slices.Equal(delays, want) {
+		t.Errorf("delays %v, want %v", delays, want)
 	}
 }

@@ -14,6 +14,8 @@ import (
 	"kubik/ch01-apiserver/api/corev1"
 	"kubik/ch03-scheduler/clientgo/rest"
 	"kubik/ch03-scheduler/clientgo/tools/cache"
+	"kubik/ch05-kubelet/kubelet/fieldpath"
+	"kubik/ch05-kubelet/kubelet/util/format"
 )
 
 // event records an Event about container c of pod, as upstream's
@@ -89,9 +91,9 @@ func (k *Kubelet) startContainer(ctx context.Context, pod *corev1.Pod, c corev1.
 	attempt := uint32(0)
 	if restart {
 		if k.crashBackoff.IsInBackOffSince(key, prev.FinishedAt) {
-			k.event(pod, c, corev1.EventTypeWarning, "BackOff", "Back-off restarting failed container %s in pod %s", c.Name, podRef(pod))
+			k.event(pod, c, corev1.EventTypeWarning, "BackOff", "Back-off restarting failed container %s in pod %s", c.Name, format.Pod(pod))
 			k.setWaiting(pod.UID, c.Name, &waiting{Reason: "CrashLoopBackOff", Message: fmt.Sprintf(
-				"back-off %s restarting failed container=%s pod=%s", k.crashBackoff.Get(key), c.Name, podRef(pod))})
+				"back-off %s restarting failed container=%s pod=%s", k.crashBackoff.Get(key), c.Name, format.Pod(pod))})
 			k.queue.AddAfter(podKey, k.crashBackoff.Remaining(key, prev.FinishedAt))
 			return false
 		}
@@ -161,8 +163,7 @@ func (k *Kubelet) ensureImage(ctx context.Context, pod *corev1.Pod, c corev1.Con
 		}
 	}
 	key := pod.UID + "/image/" + c.Image
-	now := time.Now()
-	if k.pullBackoff.IsInBackOffSince(key, now) {
+	if k.pullBackoff.IsInBackOffSinceUpdate(key, k.pullBackoff.Now()) {
 		msg := fmt.Sprintf("Back-off pulling image %q", c.Image)
 		k.event(pod, c, corev1.EventTypeNormal, "BackOff", "%s", msg)
 		k.mu.Lock()
@@ -181,7 +182,7 @@ func (k *Kubelet) ensureImage(ctx context.Context, pod *corev1.Pod, c corev1.Con
 	if err != nil {
 		k.event(pod, c, corev1.EventTypeWarning, "Failed", "Failed to pull image %q: %v", c.Image, err)
 		msg := err.Error() // upstream's evalCRIPullErr: the runtime's error as it is
-		k.pullBackoff.Next(key, now)
+		k.pullBackoff.Next(key, k.pullBackoff.Now())
 		k.mu.Lock()
 		k.pullErrs[key] = msg
 		k.mu.Unlock()
@@ -335,7 +336,7 @@ func (k *Kubelet) envValueFrom(ctx context.Context, pod *corev1.Pod, src *corev1
 		case "status.hostIP", "status.hostIPs":
 			return k.cfg.NodeIP, nil
 		default:
-			return podFieldValue(pod, p)
+			return fieldpath.ExtractFieldPathAsString(pod, p)
 		}
 	case src.ConfigMapKeyRef != nil:
 		ref := src.ConfigMapKeyRef

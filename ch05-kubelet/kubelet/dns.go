@@ -17,6 +17,7 @@ import (
 	cri "k8s.io/cri-api/pkg/apis/runtime/v1"
 
 	"kubik/ch01-apiserver/api/corev1"
+	"kubik/ch05-kubelet/kubelet/util/format"
 )
 
 // The resolver's limits (upstream's validation.MaxDNSNameservers and
@@ -62,7 +63,7 @@ func (k *Kubelet) podDNS(pod *corev1.Pod) (*cri.DNSConfig, error) {
 		msg := fmt.Sprintf("kubelet does not have ClusterDNS IP configured and cannot create Pod using %q policy. Falling back to %q policy.",
 			corev1.DNSClusterFirst, corev1.DNSDefault)
 		k.rec.Eventf(record.ObjectRef{Kind: "Node", Name: k.cfg.NodeName, UID: k.cfg.NodeName}, corev1.EventTypeWarning, "MissingClusterDNS", "%s", msg)
-		k.rec.Eventf(record.RefFor(&pod.ObjectMeta, "v1", "Pod"), corev1.EventTypeWarning, "MissingClusterDNS", "pod: %q. %s", podRef(pod), msg)
+		k.rec.Eventf(record.RefFor(&pod.ObjectMeta, "v1", "Pod"), corev1.EventTypeWarning, "MissingClusterDNS", "pod: %q. %s", format.Pod(pod), msg)
 		k.hostDNS(dns)
 	}
 	if c := pod.Spec.DNSConfig; c != nil {

@@ -1,12 +1,10 @@
 package kubelet
 
 // $(VAR) references in a container's command, args and env values, as
-// upstream expands them (third_party/forked/golang/expansion, used by
-// makeEnvironmentVariables and ExpandContainerCommandAndArgs in
-// pkg/kubelet): $(VAR) becomes VAR's value when VAR is defined — for an
-// env value, earlier in the list or by a Service —, $$ is a literal $
-// (so $$(VAR) stays $(VAR)), and a reference to an undefined variable is
-// left as it is. The shell's $VAR is not touched: it is the shell's.
+// upstream's makeEnvironmentVariables and ExpandContainerCommandAndArgs
+// expand them with package expansion: an env value sees the variables
+// defined earlier in the list and the Services'; command and args see
+// the container's final environment.
 
 import (
 	"context"
@@ -16,66 +14,13 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"unicode/utf8"
 
 	cri "k8s.io/cri-api/pkg/apis/runtime/v1"
 
 	"kubik/ch01-apiserver/api/corev1"
 	"kubik/ch03-scheduler/clientgo/rest"
+	"kubik/ch05-kubelet/kubelet/expansion"
 )
-
-// MappingFuncFor returns a mapping for Expand that looks a name up in each
-// context in turn and keeps $(name) when none has it.
-func MappingFuncFor(context ...map[string]string) func(string) string {
-	return func(name string) string {
-		for _, vars := range context {
-			if v, ok := vars[name]; ok {
-				return v
-			}
-		}
-		return "$(" + name + ")"
-	}
-}
-
-// Expand replaces the $(VAR) references of input using mapping.
-func Expand(input string, mapping func(string) string) string {
-	var buf strings.Builder
-	checkpoint := 0
-	for cursor := 0; cursor < len(input); cursor++ {
-		if input[cursor] == '$' && cursor+1 < len(input) {
-			buf.WriteString(input[checkpoint:cursor])
-			read, isVar, advance := tryReadVariableName(input[cursor+1:])
-			if isVar {
-				buf.WriteString(mapping(read))
-			} else {
-				buf.WriteString(read)
-			}
-			cursor += advance
-			checkpoint = cursor + 1
-		}
-	}
-	return buf.String() + input[checkpoint:]
-}
-
-// tryReadVariableName reads what follows a '$': the name of a complete
-// $(name) reference (isVar), or the text to copy as it is; and how many
-// bytes it consumed.
-func tryReadVariableName(input string) (string, bool, int) {
-	r, size := utf8.DecodeRuneInString(input)
-	switch r {
-	case '$': // $$: an escaped operator
-		return input[0:size], false, size
-	case '(':
-		for i := 1; i < len(input); i++ {
-			if input[i] == ')' {
-				return input[1:i], true, i + 1
-			}
-		}
-		return "$(", false, 1 // incomplete: copied as it is
-	default: // $ not followed by ( : not ours
-		return "$" + string(r), false, size
-	}
-}
 
 // expandAll expands each string of command or args with the container's
 // final environment (ExpandContainerCommandAndArgs).
@@ -87,10 +32,10 @@ func expandAll(in []string, env []*cri.KeyValue) []string {
 	for _, e := range env {
 		vars[e.Key] = string(e.Value)
 	}
-	mapping := MappingFuncFor(vars)
+	mapping := expansion.MappingFuncFor(vars)
 	out := make([]string, len(in))
 	for i, s := range in {
-		out[i] = Expand(s, mapping)
+		out[i] = expansion.Expand(s, mapping)
 	}
 	return out
 }
@@ -105,7 +50,7 @@ func expandEnvValue(value string, env []*cri.KeyValue, serviceEnv map[string]str
 	for _, e := range env {
 		vars[e.Key] = string(e.Value)
 	}
-	return Expand(value, MappingFuncFor(vars, serviceEnv))
+	return expansion.Expand(value, expansion.MappingFuncFor(vars, serviceEnv))
 }
 
 // appendServiceEnv adds the Service variables the container does not set

@@ -1,13 +1,14 @@
-// Package kubelet is chapter 5's node agent: it registers its Node, renews
-// its Lease, watches the pods bound to it (and only those: fieldSelector
-// spec.nodeName=<name>, all the Node authorizer lets it see) and runs them
-// through the CRI — the gRPC API of the container runtime (containerd here):
+// Package kubelet is chapter 5's node agent (upstream's pkg/kubelet): it
+// registers its Node, renews its Lease, watches the pods bound to it (and
+// only those: fieldSelector spec.nodeName=<name>, all the Node authorizer
+// lets it see) and runs them through the CRI — the gRPC API of the
+// container runtime (containerd here):
 //
 //	RunPodSandbox        the pod's pause container; the runtime calls CNI, the pod gets its IP
 //	ImageStatus          is the image present? (PullImage only when it is not, or for Always)
 //	CreateContainer      for each init container in order, then each container
 //	StartContainer
-//	ExecSync             exec probes and hooks (prober*.go, lifecycle.go)
+//	ExecSync             exec probes and hooks (packages prober, lifecycle)
 //	ContainerStatus ...  every second: exits, restarts with back-off, the pod's status
 //	StopContainer        on deletion, with the pod's grace period (SIGTERM, then SIGKILL)
 //	StopPodSandbox       tears down the network (CNI DEL)
@@ -21,13 +22,21 @@
 // disk: a restarted kubelet finds its pods' sandboxes and containers in the
 // runtime by their labels and carries on with them.
 //
-// Its HTTPS API on port 10250 (server.go) serves the apiserver `kubectl
-// logs`, `exec`, `attach` and `port-forward`.
+// This package is the Kubelet and its pod sync (syncPod and its helpers);
+// the rooms around it are upstream's:
 //
-// Before a pod's sandbox starts, its volumes are set up under
-// <root-dir>/pods/<uid>/volumes (volumes.go): emptyDir, hostPath,
-// configMap, secret, downwardAPI, projected (the service-account token),
-// persistentVolumeClaim; the containers get them as CRI Mounts.
+//	volumemanager       the pods' volumes under <root-dir>/pods/<uid>/volumes: emptyDir, hostPath,
+//	                    configMap, secret, downwardAPI, projected (the service-account token),
+//	                    persistentVolumeClaim; the containers get them as CRI Mounts
+//	prober              liveness, readiness and startup probes
+//	probe               one exec, HTTP, TCP or gRPC check (upstream's pkg/probe)
+//	lifecycle           postStart and preStop hooks
+//	server              the HTTPS API on port 10250: the apiserver's `kubectl logs`, `exec`,
+//	                    `attach` and `port-forward`
+//	kuberuntime/logs    reads the containers' log files back
+//	expansion           $(VAR) in commands, args and env values
+//	fieldpath           the pod fields of the downward API
+//	util/format         how messages name a pod
 //
 // Simplified against upstream: a poll every second stands in for the
 // PLEG's relist; pods are synced by 32 workers taking pods from one queue
@@ -42,6 +51,7 @@ import (
 	"kubik/ch04-controllers/record"
 	workers "kubik/ch04-controllers/worker"
 	"log/slog"
+	"net"
 	"sync"
 	"time"
 
@@ -54,6 +64,10 @@ import (
 	"kubik/ch03-scheduler/clientgo/rest"
 	"kubik/ch03-scheduler/clientgo/tools/cache"
 	"kubik/ch03-scheduler/clientgo/util/workqueue"
+	"kubik/ch05-kubelet/kubelet/lifecycle"
+	"kubik/ch05-kubelet/kubelet/prober"
+	"kubik/ch05-kubelet/kubelet/server"
+	"kubik/ch05-kubelet/kubelet/volumemanager"
 )
 
 // Version is what the Node's nodeInfo.kubeletVersion says.
@@ -68,7 +82,7 @@ type Config struct {
 	PodCIDR         string // --pod-cidr: written to the Node's spec at registration
 	CgroupParent    string // the pods' cgroups go below it: <CgroupParent>/pod<uid>
 	PodLogsDir      string // --pod-logs-dir: <dir>/<namespace>_<name>_<uid>/<container>/<attempt>.log
-	RootDir         string // --root-dir: pods' volumes and termination logs under <dir>/pods/<uid> (volumes.go)
+	RootDir         string // --root-dir: pods' volumes and termination logs under <dir>/pods/<uid> (package volumemanager)
 	// NetNS is the node's network namespace (a path), where the runtime and
 	// the pods' network live; the kubelet dials pods (probes) and the
 	// runtime's streaming server from inside it. Empty: ours.
@@ -80,7 +94,7 @@ type Config struct {
 	ClusterDNS         []string      // --cluster-dns: the pods' nameservers under dnsPolicy ClusterFirst (dns.go)
 	ClusterDomain      string        // --cluster-domain, e.g. cluster.local
 	ResolvConf         string        // --resolv-conf: the node's resolver config, dnsPolicy Default's; empty: none
-	Server             ServerConfig  // the kubelet's HTTPS API: logs, exec, port-forward (server.go)
+	Server             server.Config // the kubelet's HTTPS API: logs, exec, port-forward (package server)
 }
 
 // Kubelet is a running kubelet.
@@ -102,7 +116,7 @@ type Kubelet struct {
 	// period may last 30 s; the sync worker must not wait for it).
 	terminating sync.Map // pod UID -> struct{}
 
-	volumes volumeManager // what volumes.go set up for each pod
+	volumes *volumemanager.Manager // the pods' volumes
 
 	mu       sync.Mutex
 	waiting  map[string]map[string]waiting // pod UID -> container -> why it waits
@@ -111,7 +125,12 @@ type Kubelet struct {
 
 	static staticPods // the pods of --pod-manifest-path (static.go)
 
-	probes *probeManager // liveness, readiness and startup probes (prober_manager.go)
+	statuses statusManager            // the pods' last computed statuses: what the probe workers read
+	probes   *prober.Manager          // liveness, readiness and startup probes
+	hooks    *lifecycle.HandlerRunner // postStart and preStop
+	// killing are the containers being killed for a failed probe
+	// (container ID -> struct{}): one kill each.
+	killing sync.Map
 }
 
 // New connects to the apiserver and the runtime; Run starts the work.
@@ -137,8 +156,10 @@ func New(cfg Config) (*Kubelet, error) {
 		queue:        workqueue.NewRateLimiting(workqueue.DefaultControllerRateLimiter[string]()),
 		rec:          record.NewRecorder(c, "kubelet", log),
 		crashBackoff: NewBackoff(), pullBackoff: NewBackoff(), waiting: map[string]map[string]waiting{}, pullErrs: map[string]string{}}
-	k.probes = newProbeManager(k.runInContainer, cfg.NetNS, k.event,
+	k.volumes = volumemanager.New(cfg.RootDir, c, k.rec, machineAllocatable, log)
+	k.probes = prober.NewManager(&k.statuses, k.runInContainer, k.dialInNodeNetNS, k.event,
 		func(p *corev1.Pod) { k.queue.Add(cache.MetaNamespaceKeyFunc(p)) }, log)
+	k.hooks = lifecycle.NewHandlerRunner(k.runInContainer, k.dialInNodeNetNS)
 	return k, nil
 }
 
@@ -167,7 +188,8 @@ func (k *Kubelet) Run(ctx context.Context) error {
 	}
 	go k.rec.Run(ctx)
 	served := make(chan struct{})
-	go func() { defer close(served); k.serve(ctx) }()
+	api := server.NewServer(k, k.c, k.cfg.NodeName, k.dialInNodeNetNS, k.log)
+	go func() { defer close(served); api.ListenAndServe(ctx, k.cfg.Server, k.cfg.NodeIP) }()
 	defer func() { <-served }() // its port is free when Run returns: a restarted kubelet binds it again
 	go k.heartbeat(ctx)
 	k.startStaticPods(ctx) // before housekeeping: their sandboxes are not orphans
@@ -229,6 +251,13 @@ func (k *Kubelet) housekeeping(ctx context.Context) {
 		k.removeOrphans(ctx)
 		k.cleanupOrphanedPodDirs(ctx, false)
 	}
+}
+
+// dialInNodeNetNS connects from inside the node's network namespace
+// (Config.NetNS): to the pods, for probes and hooks, and to the runtime's
+// streaming server, for exec, attach and port-forward.
+func (k *Kubelet) dialInNodeNetNS(ctx context.Context, network, addr string) (net.Conn, error) {
+	return dialInNetNS(ctx, k.cfg.NetNS, network, addr)
 }
 
 // Close releases the runtime connection.

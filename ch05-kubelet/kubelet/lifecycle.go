@@ -1,9 +1,10 @@
 package kubelet
 
-// Lifecycle hooks and killing one container (upstream's
-// kuberuntime_container.go: startContainer's step 4, executePreStopHook,
-// killContainer; kuberuntime_manager.go: computePodActions' liveness and
-// startup kills).
+// Lifecycle hooks, killing one container and running a command in one
+// (upstream's kuberuntime_container.go: startContainer's step 4,
+// executePreStopHook, killContainer, RunInContainer;
+// kuberuntime_manager.go: computePodActions' liveness and startup kills).
+// Package lifecycle runs the hooks' handlers.
 //
 //	postStart  runs right after StartContainer; a failure kills the container
 //	preStop    runs before StopContainer (deletion, a failed probe), within
@@ -13,12 +14,16 @@ package kubelet
 import (
 	"context"
 	"fmt"
+	"strings"
 	"time"
 
+	"google.golang.org/grpc/codes"
+	grpcstatus "google.golang.org/grpc/status"
 	cri "k8s.io/cri-api/pkg/apis/runtime/v1"
 
 	"kubik/ch01-apiserver/api/corev1"
 	"kubik/ch03-scheduler/clientgo/tools/cache"
+	"kubik/ch05-kubelet/kubelet/probe"
 )
 
 // containerKillReason is why the kubelet kills a container: it picks the
@@ -44,7 +49,7 @@ func (k *Kubelet) runPostStartHook(ctx context.Context, pod *corev1.Pod, c corev
 	if c.Lifecycle == nil || c.Lifecycle.PostStart == nil {
 		return true
 	}
-	msg, err := k.probes.prober.runHook(ctx, pod, &c, containerID, podIP, c.Lifecycle.PostStart)
+	msg, err := k.hooks.Run(ctx, pod, &c, containerID, podIP, c.Lifecycle.PostStart)
 	if err == nil {
 		return true
 	}
@@ -105,7 +110,7 @@ func (k *Kubelet) runPreStopHook(ctx context.Context, pod *corev1.Pod, c corev1.
 	}
 	start := time.Now()
 	podIP := ""
-	if st, ok := k.probes.podStatus(pod.UID); ok {
+	if st, ok := k.statuses.GetPodStatus(pod.UID); ok {
 		podIP = st.PodIP
 	} else {
 		podIP = pod.Status.PodIP
@@ -115,7 +120,7 @@ func (k *Kubelet) runPreStopHook(ctx context.Context, pod *corev1.Pod, c corev1.
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		if _, err := k.probes.prober.runHook(hookCtx, pod, &c, containerID, podIP, c.Lifecycle.PreStop); err != nil {
+		if _, err := k.hooks.Run(hookCtx, pod, &c, containerID, podIP, c.Lifecycle.PreStop); err != nil {
 			k.log.Warn("preStop hook failed", "pod", pod.Namespace+"/"+pod.Name, "container", c.Name, "err", err)
 			k.event(pod, c, corev1.EventTypeWarning, "FailedPreStopHook", "PreStopHook failed")
 		}
@@ -169,9 +174,9 @@ func (k *Kubelet) killUnhealthy(ctx context.Context, pod *corev1.Pod, obs observ
 		}
 		var message string
 		var reason containerKillReason
-		if r, ok := k.probes.liveness.get(cur.ID); ok && r == resultFailure {
+		if k.probes.LivenessFailed(cur.ID) {
 			message, reason = fmt.Sprintf("Container %s failed liveness probe", c.Name), reasonLivenessProbe
-		} else if r, ok := k.probes.startup.get(cur.ID); ok && r == resultFailure {
+		} else if k.probes.StartupFailed(cur.ID) {
 			message, reason = fmt.Sprintf("Container %s failed startup probe", c.Name), reasonStartupProbe
 		} else {
 			continue
@@ -179,16 +184,47 @@ func (k *Kubelet) killUnhealthy(ctx context.Context, pod *corev1.Pod, obs observ
 		if pod.Spec.RestartPolicy != corev1.RestartPolicyNever {
 			message += ", will be restarted"
 		}
-		if _, busy := k.probes.killing.LoadOrStore(cur.ID, struct{}{}); busy {
+		if _, busy := k.killing.LoadOrStore(cur.ID, struct{}{}); busy {
 			continue
 		}
 		// A grace period may last long: the sync worker must not wait.
 		go func() {
-			defer k.probes.killing.Delete(cur.ID)
+			defer k.killing.Delete(cur.ID)
 			if err := k.killContainer(ctx, pod, c, cur.ID, message, reason); err != nil && ctx.Err() == nil {
 				k.log.Warn("cannot kill unhealthy container", "pod", pod.Namespace+"/"+pod.Name, "container", c.Name, "err", err)
 			}
 			k.queue.Add(cache.MetaNamespaceKeyFunc(pod))
 		}()
 	}
+}
+
+// runtimeRequestTimeout is upstream's --runtime-request-timeout: the time
+// a CRI call may take on top of an exec's own timeout.
+const runtimeRequestTimeout = 2 * time.Minute
+
+// runInContainer is the kubelet's probe.CommandRunner, for exec probes
+// and hooks: the CRI's ExecSync, which the runtime runs next to the
+// container's process (same namespaces and cgroup), waiting for its exit.
+// The runtime kills it after timeout.
+func (k *Kubelet) runInContainer(ctx context.Context, containerID string, cmd []string, timeout time.Duration) ([]byte, error) {
+	var cancel context.CancelFunc
+	if timeout != 0 {
+		ctx, cancel = context.WithTimeout(ctx, runtimeRequestTimeout+timeout)
+	} else {
+		ctx, cancel = context.WithCancel(ctx)
+	}
+	defer cancel()
+	resp, err := k.rt.ExecSync(ctx, &cri.ExecSyncRequest{ContainerId: containerID, Cmd: cmd, Timeout: int64(timeout.Seconds())})
+	if err != nil {
+		if grpcstatus.Code(err) == codes.DeadlineExceeded {
+			return nil, fmt.Errorf("%w: %q timed out after %s", probe.ErrCommandTimedOut, strings.Join(cmd, " "), timeout)
+		}
+		return nil, err
+	}
+	out := append(resp.Stdout, resp.Stderr...)
+	if resp.ExitCode != 0 {
+		return out, &probe.CodeExitError{Code: int(resp.ExitCode),
+			Err: fmt.Errorf("command '%s' exited with %d: %s", strings.Join(cmd, " "), resp.ExitCode, resp.Stderr)}
+	}
+	return out, nil
 }

@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"context"
 	"fmt"
-	"maps"
 	"os"
 	"runtime"
 	"strconv"
@@ -17,6 +16,8 @@ import (
 	"kubik/ch01-apiserver/api/metav1"
 	"kubik/ch01-apiserver/api/resource"
 	"kubik/ch03-scheduler/clientgo/rest"
+	"kubik/ch03-scheduler/nodestatus"
+	"kubik/ch05-kubelet/kubelet/volumemanager"
 )
 
 // registerNode creates the Node (or, after a restart, takes over the one
@@ -81,7 +82,8 @@ func (k *Kubelet) runtimeReady(ctx context.Context) (ok bool, why string) {
 }
 
 // nodeStatus is the Node's status from the machine: capacity (CPUs,
-// memory, pods, the data disk), conditions, addresses and nodeInfo.
+// memory, pods, the data disk), conditions, addresses and nodeInfo, built
+// as chapter 3's hollow nodes build theirs (package nodestatus).
 func (k *Kubelet) nodeStatus(old corev1.NodeStatus, ready bool, why string, now metav1.Time) corev1.NodeStatus {
 	capacity := corev1.ResourceList{
 		corev1.ResourceCPU:    *resource.NewQuantity(int64(runtime.NumCPU()), resource.DecimalSI),
@@ -91,37 +93,17 @@ func (k *Kubelet) nodeStatus(old corev1.NodeStatus, ready bool, why string, now 
 	if size := diskSize(k.cfg.PodLogsDir); size > 0 {
 		capacity[corev1.ResourceEphemeralStorage] = *resource.NewQuantity(size, resource.BinarySI)
 	}
-	prev := map[corev1.NodeConditionType]corev1.NodeCondition{}
-	for _, c := range old.Conditions {
-		prev[c.Type] = c
-	}
-	cond := func(t corev1.NodeConditionType, s corev1.ConditionStatus, reason, msg string) corev1.NodeCondition {
-		c := corev1.NodeCondition{Type: t, Status: s, Reason: reason, Message: msg, LastHeartbeatTime: now, LastTransitionTime: now}
-		if p, ok := prev[t]; ok && p.Status == s {
-			c.LastTransitionTime = p.LastTransitionTime
-		}
-		return c
-	}
-	readyCond := cond(corev1.NodeReady, corev1.ConditionTrue, "KubeletReady", "kubelet is posting ready status")
+	readyMessage := nodestatus.ReadyMessage
 	if !ready {
-		readyCond = cond(corev1.NodeReady, corev1.ConditionFalse, "KubeletNotReady", why)
+		readyMessage = why
 	}
 	hostname, _ := os.Hostname()
-	return corev1.NodeStatus{
+	return nodestatus.Status(nodestatus.Node{
 		Capacity:    capacity,
-		Allocatable: maps.Clone(capacity),
-		Conditions: []corev1.NodeCondition{
-			cond(corev1.NodeMemoryPressure, corev1.ConditionFalse, "KubeletHasSufficientMemory", "kubelet has sufficient memory available"),
-			cond(corev1.NodeDiskPressure, corev1.ConditionFalse, "KubeletHasNoDiskPressure", "kubelet has no disk pressure"),
-			cond(corev1.NodePIDPressure, corev1.ConditionFalse, "KubeletHasSufficientPID", "kubelet has sufficient PID available"),
-			readyCond,
-		},
-		Addresses: []corev1.NodeAddress{
-			{Type: corev1.NodeInternalIP, Address: k.cfg.NodeIP},
-			{Type: corev1.NodeHostName, Address: hostname},
-		},
-		DaemonEndpoints: corev1.NodeDaemonEndpoints{KubeletEndpoint: corev1.DaemonEndpoint{Port: int32(k.cfg.Server.Port)}}, // where the apiserver finds our API
-		NodeInfo: corev1.NodeSystemInfo{
+		InternalIP:  k.cfg.NodeIP,
+		Hostname:    hostname,
+		KubeletPort: int32(k.cfg.Server.Port), // where the apiserver finds our API
+		Info: corev1.NodeSystemInfo{
 			MachineID:               readTrim("/etc/machine-id"),
 			SystemUUID:              readTrim("/sys/class/dmi/id/product_uuid"),
 			BootID:                  readTrim("/proc/sys/kernel/random/boot_id"),
@@ -132,12 +114,20 @@ func (k *Kubelet) nodeStatus(old corev1.NodeStatus, ready bool, why string, now 
 			OperatingSystem:         runtime.GOOS,
 			Architecture:            runtime.GOARCH,
 		},
-	}
+		Ready:        ready,
+		ReadyMessage: readyMessage,
+	}, now, nodestatus.KeepTransitionTimes(old, now))
 }
 
 func readTrim(path string) string {
 	b, _ := os.ReadFile(path)
 	return strings.TrimSpace(string(b))
+}
+
+// machineAllocatable is what the node's volumes and downward API take
+// for a container's unset CPU and memory limits: the whole machine.
+func machineAllocatable() volumemanager.NodeAllocatable {
+	return volumemanager.NodeAllocatable{MilliCPU: int64(runtime.NumCPU()) * 1000, Memory: memTotal()}
 }
 
 // memTotal is MemTotal of /proc/meminfo in bytes.

@@ -37,7 +37,7 @@ func (k *Kubelet) syncPod(ctx context.Context, key string) error {
 		return nil // gone: housekeeping removes what is left
 	}
 	if pod.DeletionTimestamp != nil {
-		k.probes.stopLivenessAndStartup(pod) // no probe kills a container that stops anyway
+		k.probes.StopLivenessAndStartup(pod) // no probe kills a container that stops anyway
 		k.startTermination(ctx, pod)
 		return nil
 	}
@@ -50,14 +50,14 @@ func (k *Kubelet) syncPod(ctx context.Context, key string) error {
 
 	// Volumes first (upstream's WaitForAttachAndMount): until every one
 	// is set up there is no sandbox, and the pod stays ContainerCreating.
-	if err := k.mountVolumes(ctx, pod); err != nil {
+	if err := k.volumes.WaitForAttachAndMount(ctx, pod); err != nil {
 		return k.writeStatus(ctx, pod, podStatus(pod, observedPod{Waiting: k.waitingOf(pod.UID)}, k.cfg.NodeIP, metav1.Now()))
 	}
 	sb, err := k.ensureSandbox(ctx, pod)
 	if err != nil {
 		return err
 	}
-	k.probes.addPod(ctx, pod) // its probes' workers, once
+	k.probes.AddPod(ctx, pod) // its probes' workers, once
 	obs, err := k.observe(ctx, pod, sb)
 	if err != nil {
 		return err
@@ -68,11 +68,11 @@ func (k *Kubelet) syncPod(ctx context.Context, key string) error {
 		}
 	}
 	obs.Waiting = k.waitingOf(pod.UID)
-	obs.Probed = k.probes.probed(pod, obs) // started and ready, as the probes say
-	k.killUnhealthy(ctx, pod, obs)         // failed liveness or startup probes
+	obs.Probed = k.probes.Probed(pod, obs.running(pod)) // started and ready, as the probes say
+	k.killUnhealthy(ctx, pod, obs)                      // failed liveness or startup probes
 
 	st := podStatus(pod, obs, k.cfg.NodeIP, metav1.Now())
-	k.probes.setPodStatus(pod.UID, st) // what the probe workers read
+	k.statuses.SetPodStatus(pod.UID, st) // what the probe workers read
 	if err := k.writeStatus(ctx, pod, st); err != nil {
 		return err
 	}
@@ -309,11 +309,6 @@ func (k *Kubelet) forgetPod(uid string) {
 	k.mu.Unlock()
 	k.crashBackoff.Forget(uid + "/")
 	k.pullBackoff.Forget(uid + "/")
-}
-
-// podRef is how upstream's messages name a pod (format.Pod): name_namespace(uid).
-func podRef(pod *corev1.Pod) string {
-	return pod.Name + "_" + pod.Namespace + "(" + pod.UID + ")"
 }
 
 func short(id string) string { return id[:min(len(id), 12)] }

@@ -8,6 +8,7 @@ import (
 
 	"kubik/ch01-apiserver/api/corev1"
 	"kubik/ch01-apiserver/api/metav1"
+	"kubik/ch05-kubelet/kubelet/prober"
 )
 
 // What the kubelet observed of a pod in the runtime: the input of
@@ -49,9 +50,9 @@ type observedPod struct {
 	Containers map[string][]observedContainer
 	Waiting    map[string]waiting
 	// Probed is what the startup and readiness probes say of each running
-	// container, by container ID (probed in prober_manager.go). A running
+	// container, by container ID (prober.Manager.Probed). A running
 	// container not in it (no probes) is started and ready.
-	Probed map[string]probedContainer
+	Probed map[string]prober.ProbedContainer
 }
 
 // latest is the newest attempt of container name, if any.
@@ -60,6 +61,18 @@ func (o observedPod) latest(name string) (observedContainer, bool) {
 		return cs[0], true
 	}
 	return observedContainer{}, false
+}
+
+// running maps the names of pod's containers whose newest attempt runs
+// to its ID.
+func (o observedPod) running(pod *corev1.Pod) map[string]string {
+	out := map[string]string{}
+	for _, c := range pod.Spec.Containers {
+		if cur, ok := o.latest(c.Name); ok && cur.State == stateRunning {
+			out[c.Name] = cur.ID
+		}
+	}
+	return out
 }
 
 // initDone reports whether every init container exited 0, in order.

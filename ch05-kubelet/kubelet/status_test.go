@@ -6,6 +6,7 @@ import (
 
 	"kubik/ch01-apiserver/api/corev1"
 	"kubik/ch01-apiserver/api/metav1"
+	"kubik/ch05-kubelet/kubelet/prober"
 )
 
 func testPod(policy corev1.RestartPolicy, inits []string, containers ...string) *corev1.Pod {
@@ -132,5 +133,27 @@ func TestPodStatus(t *testing.T) {
 		if c.Type == corev1.PodReady && !c.LastTransitionTime.Time.Equal(now.Time) {
 			t.Errorf("Ready's lastTransitionTime moved to %v", c.LastTransitionTime)
 		}
+	}
+}
+
+// The container status follows the probes: ready and started as they say.
+func TestContainerStatusFromProbes(t *testing.T) {
+	pod := &corev1.Pod{Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "web", Image: "busybox:1.35"}}}}
+	obs := observedPod{SandboxReady: true, Containers: map[string][]observedContainer{"web": {{ID: "c1", Name: "web", State: stateRunning}}},
+		Probed: map[string]prober.ProbedContainer{"c1": {Started: true, Ready: false}}}
+	st := podStatus(pod, obs, "127.0.0.1", metav1.Now())
+	cs := st.ContainerStatuses[0]
+	if cs.Ready || !*cs.Started {
+		t.Errorf("container status ready=%v started=%v, want false true", cs.Ready, *cs.Started)
+	}
+	for _, c := range st.Conditions {
+		if (c.Type == corev1.PodReady || c.Type == corev1.ContainersReady) &&
+			(c.Status != corev1.ConditionFalse || c.Reason != "ContainersNotReady" || c.Message != "containers with unready status: [web]") {
+			t.Errorf("condition %+v", c)
+		}
+	}
+	obs.Probed["c1"] = prober.ProbedContainer{Started: true, Ready: true}
+	if st := podStatus(pod, obs, "127.0.0.1", metav1.Now()); !st.ContainerStatuses[0].Ready {
+		t.Error("readiness succeeded, the container is not ready")
 	}
 }

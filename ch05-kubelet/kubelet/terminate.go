@@ -100,11 +100,12 @@ func (k *Kubelet) killPod(ctx context.Context, uid string, nsName string, grace 
 	if nsName != "" {
 		os.RemoveAll(filepath.Join(k.cfg.PodLogsDir, nsName+"_"+uid))
 	}
-	if err := k.unmountVolumes(uid); err != nil { // the containers are gone: their volumes go too
+	if err := k.volumes.UnmountVolumes(uid); err != nil { // the containers are gone: their volumes go too
 		return err
 	}
 	k.forgetPod(uid)
-	k.probes.removePod(uid)
+	k.probes.RemovePod(uid)
+	k.statuses.RemovePodStatus(uid)
 	return nil
 }
 
