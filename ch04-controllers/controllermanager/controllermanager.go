@@ -96,18 +96,21 @@ func (c *Config) AddFlags(fs *flag.FlagSet) {
 	}
 }
 
-// IsControllerEnabled applies --controllers to name, as upstream: an
-// explicit "name" or "-name" decides; otherwise "*" enables what is enabled
-// by default; without "*" nothing else runs.
-func IsControllerEnabled(name string, disabledByDefault bool, controllers []string) bool {
+// IsControllerEnabled applies --controllers to name (or one of its
+// aliases: upstream 1.35 accepts the old short names, "nodeipam" for
+// "node-ipam-controller"), as upstream: an explicit "name" or "-name"
+// decides; otherwise "*" enables what is enabled by default; without "*"
+// nothing else runs.
+func IsControllerEnabled(name string, disabledByDefault bool, controllers []string, aliases ...string) bool {
+	names := append([]string{name}, aliases...)
 	hasStar := false
 	for _, c := range controllers {
-		switch c {
-		case name:
+		switch {
+		case slices.Contains(names, c):
 			return true
-		case "-" + name:
+		case strings.HasPrefix(c, "-") && slices.Contains(names, c[1:]):
 			return false
-		case "*":
+		case c == "*":
 			hasStar = true
 		}
 	}
@@ -121,7 +124,7 @@ func (c *Config) Validate() error {
 		if n == "*" {
 			continue
 		}
-		if !slices.Contains(KnownControllers, n) && !slices.ContainsFunc(c.all(), func(d Descriptor) bool { return d.Name == n }) {
+		if !slices.Contains(KnownControllers, n) && !slices.ContainsFunc(c.all(), func(d Descriptor) bool { return d.Name == n || slices.Contains(d.Aliases, n) }) {
 			return fmt.Errorf("%q is not in the list of known controllers", n)
 		}
 	}
@@ -136,7 +139,7 @@ func (c *Config) Enabled() []Descriptor {
 	}
 	var out []Descriptor
 	for _, d := range c.all() {
-		if IsControllerEnabled(d.Name, d.DisabledByDefault, controllers) {
+		if IsControllerEnabled(d.Name, d.DisabledByDefault, controllers, d.Aliases...) {
 			out = append(out, d)
 		}
 	}

@@ -36,8 +36,10 @@ type Controller interface {
 // Descriptor describes one controller of the manager. Upstream:
 // cmd/kube-controller-manager/app's ControllerDescriptor.
 type Descriptor struct {
-	// Name is upstream's controller name, as --controllers spells it.
-	Name string
+	// Name is upstream's controller name, as --controllers spells it;
+	// Aliases are the other names it answers to there.
+	Name    string
+	Aliases []string
 	// New builds the controller: it asks cc.Informers for its informers and
 	// registers its handlers (the manager starts the informers afterwards).
 	New func(cc *controller.ControllerContext, cfg *Config) (Controller, error)

@@ -130,6 +130,16 @@ func FabricConfig(dataDir, nodeCIDR, clusterCIDR, serviceCIDR string, log *slog.
 // Start brings up the node network (the guard routes first), runs chapter
 // 5's control plane serving on the bridge too, then the machines.
 func Start(ctx context.Context, cfg *Config, log *slog.Logger) (_ *Cluster, err error) {
+	cfg.NodeIPAM.ServiceCIDR = cfg.ServiceClusterIPRange // kept out of the pod CIDRs
+	if cfg.Nodes == 0 {
+		// No machines: the control plane alone (the compare scenarios run
+		// so, without root), no node network.
+		c5, err := cluster5.Start(ctx, &cfg.Config, log)
+		if err != nil {
+			return nil, err
+		}
+		return &Cluster{Cluster: c5}, nil
+	}
 	if err := containerd.CheckHost(); err != nil {
 		return nil, err
 	}
@@ -137,8 +147,7 @@ func Start(ctx context.Context, cfg *Config, log *slog.Logger) (_ *Cluster, err 
 	if err != nil {
 		return nil, err
 	}
-	cfg.NodeIPAM.ServiceCIDR = cfg.ServiceClusterIPRange // kept out of the pod CIDRs
-	fabric.Cleanup(fcfg)                                 // what a crashed run left
+	fabric.Cleanup(fcfg) // what a crashed run left
 	fab, err := fabric.Up(fcfg)
 	if err != nil {
 		return nil, err
@@ -284,10 +293,12 @@ func (c *Cluster) Stop() {
 	for _, m := range c.Machines {
 		m.stop()
 	}
-	for _, m := range c.Machines {
-		c.Fabric.RemoveMachine(m.Machine)
+	if c.Fabric != nil {
+		for _, m := range c.Machines {
+			c.Fabric.RemoveMachine(m.Machine)
+		}
+		c.Fabric.Down()
 	}
-	c.Fabric.Down()
 	c.Cluster.Stop()
 }
 

@@ -68,12 +68,14 @@ type kubectl struct {
 	t          *testing.T
 	bin        string
 	kubeconfig string
+	home       string // kubectl's discovery cache goes here, not to the user's
 }
 
 func (k kubectl) run(stdin string, args ...string) string {
 	k.t.Helper()
 	cmd := exec.Command(k.bin, append([]string{"--kubeconfig", k.kubeconfig}, args...)...)
 	cmd.Stdin = strings.NewReader(stdin)
+	cmd.Env = append(os.Environ(), "HOME="+k.home, "KUBECONFIG=")
 	out, err := cmd.CombinedOutput()
 	if err != nil {
 		k.t.Fatalf("kubectl %s: %v\n%s", strings.Join(args, " "), err, out)
@@ -121,7 +123,7 @@ func TestChapter4ClusterAllocates(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts a cluster")
 	}
-	k := kubectl{t: t, bin: testenv.Kubectl(t, "1.33")}
+	k := kubectl{t: t, bin: testenv.Kubectl(t, "1.33"), home: t.TempDir()}
 	dataDir := t.TempDir()
 	var stop func()
 	k.kubeconfig, stop = startCluster4(t, dataDir)

@@ -17,9 +17,9 @@
 // A deleted Node's block goes back to the pool. When no block is left the
 // Node gets the event CIDRNotAvailable ("Node n1 status is now:
 // CIDRNotAvailable", type Normal as upstream's) and is retried with
-// back-off until one frees up. The
-// range allocator does nothing else: it sets no node condition
-// (NetworkUnavailable is the cloud route controller's) and no route.
+// back-off until one frees up. The range allocator does nothing else: it
+// sets no node condition (NetworkUnavailable is the cloud route
+// controller's) and no route.
 //
 // It runs only with --allocate-node-cidrs, upstream's default being false;
 // Kubik's chapter 6 turns it on. Wire it into the manager before its flags
@@ -70,7 +70,7 @@ const (
 // reads o when the manager builds the controller, after the flags are
 // parsed.
 func Descriptor(o *Options) controllermanager.Descriptor {
-	return controllermanager.Descriptor{Name: ControllerName,
+	return controllermanager.Descriptor{Name: ControllerName, Aliases: []string{"nodeipam"},
 		New: func(cc *controller.ControllerContext, _ *controllermanager.Config) (controllermanager.Controller, error) {
 			return NewNodeIpamController(cc, o)
 		}}
@@ -95,7 +95,10 @@ func NewNodeIpamController(cc *controller.ControllerContext, o *Options) (*Contr
 	if log == nil {
 		log = slog.Default()
 	}
-	log = log.With("component", ControllerName)
+	log = log.With("controller", ControllerName)
+	if err := o.Validate(); err != nil {
+		return nil, err
+	}
 	if !o.AllocateNodeCIDRs {
 		log.Info("Warning: skipping controller", "controller", ControllerName, "reason", "--allocate-node-cidrs is false")
 		return &Controller{log: log}, nil

@@ -9,11 +9,9 @@ import (
 	"strings"
 )
 
-// CIDR allocator types of --cidr-allocator-type. Upstream: ipam.CIDRAllocatorType.
-const (
-	RangeAllocatorType = "RangeAllocator"
-	CloudAllocatorType = "CloudAllocator"
-)
+// RangeAllocatorType is the one --cidr-allocator-type served.
+// Upstream: ipam.RangeAllocatorType.
+const RangeAllocatorType = "RangeAllocator"
 
 // The node mask sizes used when no --node-cidr-mask-size* flag is set.
 // Upstream: defaultNodeMaskCIDRIPv4, defaultNodeMaskCIDRIPv6.
@@ -39,14 +37,14 @@ type Options struct {
 	NodeCIDRMaskSize     int
 	NodeCIDRMaskSizeIPv4 int
 	NodeCIDRMaskSizeIPv6 int
-	// CIDRAllocatorType: only RangeAllocator is served (upstream's
-	// CloudAllocator needs a cloud provider, as upstream since 1.31).
+	// CIDRAllocatorType: only RangeAllocator (the others need a cloud
+	// provider, which upstream has not built in since 1.31).
 	CIDRAllocatorType string
 	// ServiceCIDR is --service-cluster-ip-range ("primary[,secondary]"),
 	// whose blocks are never given to a node. The program already has the
 	// flag (the apiserver's); its caller copies the value here.
 	ServiceCIDR string
-	// Logger: slog.Default() when nil.
+	// Logger: the controller manager's when nil.
 	Logger *slog.Logger
 }
 
@@ -54,7 +52,8 @@ type Options struct {
 // which stays off as upstream's default: chapter 6 turns it on (and so
 // runs what a kube-controller-manager started with
 // --allocate-node-cidrs=true --cluster-cidr=10.244.0.0/16
-// --node-cidr-mask-size=24 runs).
+// --node-cidr-mask-size=24 runs; a dual-stack --cluster-cidr then also
+// needs --node-cidr-mask-size=0, as there).
 func DefaultOptions() Options {
 	return Options{ClusterCIDR: "10.244.0.0/16", NodeCIDRMaskSize: 24, CIDRAllocatorType: RangeAllocatorType}
 }
@@ -74,6 +73,21 @@ func (o *Options) AddFlags(fs *flag.FlagSet) {
 	fs.IntVar(&o.NodeCIDRMaskSizeIPv6, "node-cidr-mask-size-ipv6", o.NodeCIDRMaskSizeIPv6, "Mask size for IPv6 node cidr in dual-stack cluster. Default is 64.")
 }
 
+// Validate is the check of these flags upstream makes when it parses them,
+// whether the controller runs or not (its options' Validate); the program
+// may call it then, and NewNodeIpamController calls it in any case.
+func (o *Options) Validate() error {
+	if o.CIDRAllocatorType != RangeAllocatorType && o.CIDRAllocatorType != "" {
+		// Every other allocator needs a cloud provider: upstream has
+		// none built in since 1.31.
+		return fmt.Errorf("built-in cloud providers are disabled. The ipam %s is not available", o.CIDRAllocatorType)
+	}
+	if len(strings.Split(o.ServiceCIDR, ",")) > 2 {
+		return errors.New("--service-cluster-ip-range can not contain more than two entries")
+	}
+	return nil
+}
+
 // config is what the flags say once checked.
 type config struct {
 	clusterCIDRs         []*net.IPNet
@@ -83,12 +97,9 @@ type config struct {
 }
 
 // validate checks the flags as upstream's newNodeIpamController and
-// NewNodeIpamController do, in their order and with their messages. Only
-// called with AllocateNodeCIDRs set.
+// NewNodeIpamController do, in their order and with their messages, after
+// Validate. Only called with AllocateNodeCIDRs set.
 func (o *Options) validate(log *slog.Logger) (*config, error) {
-	if o.CIDRAllocatorType == CloudAllocatorType {
-		return nil, errors.New("--cidr-allocator-type is set to 'CloudAllocator' but cloud provider is not configured")
-	}
 	clusterCIDRs, err := validateCIDRs(o.ClusterCIDR)
 	if err != nil {
 		return nil, err
@@ -97,9 +108,6 @@ func (o *Options) validate(log *slog.Logger) (*config, error) {
 
 	// An unparsable Service range is logged and ignored, as upstream.
 	serviceCIDRs := strings.Split(o.ServiceCIDR, ",")
-	if len(serviceCIDRs) > 2 {
-		return nil, errors.New("--service-cluster-ip-range can not contain more than two entries")
-	}
 	parseService := func(s string) *net.IPNet {
 		if strings.TrimSpace(s) == "" {
 			return nil
@@ -121,31 +129,25 @@ func (o *Options) validate(log *slog.Logger) (*config, error) {
 	if cfg.nodeCIDRMaskSizes, err = o.setNodeCIDRMaskSizes(clusterCIDRs); err != nil {
 		return nil, err
 	}
-	// NewNodeIpamController's own checks.
-	if len(clusterCIDRs) == 0 {
-		return nil, errors.New("Controller: Must specify --cluster-cidr if --allocate-node-cidrs is set")
-	}
+	// NewNodeIpamController's own check.
 	for i, cidr := range clusterCIDRs {
 		if maskSize, _ := cidr.Mask.Size(); maskSize > cfg.nodeCIDRMaskSizes[i] {
 			return nil, errors.New("Controller: Invalid --cluster-cidr, mask size of cluster CIDR must be less than or equal to --node-cidr-mask-size configured for CIDR family")
 		}
 	}
-	// ipam.New: the only allocator without a cloud.
-	if o.CIDRAllocatorType != RangeAllocatorType && o.CIDRAllocatorType != "" {
-		return nil, fmt.Errorf("invalid CIDR allocator type: %v", o.CIDRAllocatorType)
-	}
 	return cfg, nil
 }
 
 // validateCIDRs parses --cluster-cidr: one CIDR, or two of different
-// families. An empty flag fails here already (as upstream: the "Must
-// specify --cluster-cidr" check after it is never reached).
+// families. An empty flag fails here, as upstream (whose later "Must
+// specify --cluster-cidr if --allocate-node-cidrs is set" is never
+// reached).
 func validateCIDRs(cidrsList string) ([]*net.IPNet, error) {
 	var cidrs []*net.IPNet
-	for _, s := range strings.Split(strings.TrimSpace(cidrsList), ",") {
+	for i, s := range strings.Split(strings.TrimSpace(cidrsList), ",") {
 		_, cidr, err := net.ParseCIDR(s)
 		if err != nil {
-			return nil, fmt.Errorf("failed to parse cidr value:%q with error:%v", s, err)
+			return nil, fmt.Errorf("invalid CIDR[%d]: %v (%v)", i, cidr, err)
 		}
 		cidrs = append(cidrs, cidr)
 	}

@@ -7,6 +7,7 @@ package nodeipam
 // spec and the events.
 
 import (
+	"context"
 	"flag"
 	"log/slog"
 	"slices"
@@ -34,6 +35,12 @@ type fixture struct {
 func newFixture(t *testing.T) *fixture {
 	env := controllertest.New(t)
 	cm, rec := env.RecordingClient(t, pki.ControllerManager)
+	// The controller's informers and recorder stop before the recording
+	// proxy closes (cleanups run last-in first-out): the proxy's Close
+	// waits for every request, and a running informer keeps opening watches.
+	ctx, cancel := context.WithCancel(env.Ctx)
+	t.Cleanup(cancel)
+	env.Ctx = ctx
 	log := slog.New(slog.DiscardHandler)
 	env.CC = &controller.ControllerContext{Client: cm, Informers: controller.NewSharedInformers(cm, log), Log: log}
 	return &fixture{Env: env, t: t, rec: rec}
@@ -322,6 +329,10 @@ func TestDisabled(t *testing.T) {
 	if a := f.rec.Actions(); len(a) != 0 {
 		t.Errorf("requests %v", a)
 	}
+	// The flags upstream checks when it parses them fail even so.
+	if _, err := NewNodeIpamController(f.CC, &Options{CIDRAllocatorType: "CloudAllocator"}); err == nil {
+		t.Error("--cidr-allocator-type=CloudAllocator accepted")
+	}
 	if d := Descriptor(chapter6()); d.Name != "node-ipam-controller" || d.ConcurrencyFlag != "" || d.DisabledByDefault {
 		t.Errorf("descriptor %+v", d)
 	}
@@ -336,9 +347,11 @@ func TestFlagValidation(t *testing.T) {
 	}{
 		{"chapter 6", func(o *Options) {}, ""},
 		{"no cluster CIDR", func(o *Options) { o.ClusterCIDR = "" },
-			`failed to parse cidr value:"" with error:invalid CIDR address: `},
+			"invalid CIDR[0]: <nil> (invalid CIDR address: )"},
 		{"garbage", func(o *Options) { o.ClusterCIDR = "10.244.0.0" },
-			`failed to parse cidr value:"10.244.0.0" with error:invalid CIDR address: 10.244.0.0`},
+			"invalid CIDR[0]: <nil> (invalid CIDR address: 10.244.0.0)"},
+		{"garbage second", func(o *Options) { o.ClusterCIDR, o.NodeCIDRMaskSize = "10.244.0.0/16,fd00::", 0 },
+			"invalid CIDR[1]: <nil> (invalid CIDR address: fd00::)"},
 		{"two IPv4", func(o *Options) { o.ClusterCIDR = "10.244.0.0/16,10.245.0.0/16" },
 			"len of ClusterCIDRs==2 and they are not configured as dual stack (at least one from each IPFamily"},
 		{"three", func(o *Options) { o.ClusterCIDR = "10.244.0.0/16,fd00::/48,10.245.0.0/16"; o.NodeCIDRMaskSize = 0 },
@@ -359,9 +372,9 @@ func TestFlagValidation(t *testing.T) {
 			"usage of --node-cidr-mask-size-ipv6 is not allowed for a single-stack IPv4 cluster"},
 		{"IPv6 blocks too many for the bitmap", func(o *Options) { o.ClusterCIDR, o.NodeCIDRMaskSize = "fd00::/32", 0 },
 			"New CIDR set failed; the node CIDR size is too big"},
-		{"cloud allocator", func(o *Options) { o.CIDRAllocatorType = CloudAllocatorType },
-			"--cidr-allocator-type is set to 'CloudAllocator' but cloud provider is not configured"},
-		{"unknown allocator", func(o *Options) { o.CIDRAllocatorType = "Magic" }, "invalid CIDR allocator type: Magic"},
+		{"cloud allocator", func(o *Options) { o.CIDRAllocatorType = "CloudAllocator" },
+			"built-in cloud providers are disabled. The ipam CloudAllocator is not available"},
+		{"unknown allocator", func(o *Options) { o.CIDRAllocatorType = "Magic" }, "built-in cloud providers are disabled. The ipam Magic is not available"},
 		{"unparsable Service range: a warning", func(o *Options) { o.ServiceCIDR = "10.96.0.0" }, ""},
 		{"three Service ranges", func(o *Options) { o.ServiceCIDR = "10.96.0.0/12,fd00::/108,10.97.0.0/16" },
 			"--service-cluster-ip-range can not contain more than two entries"},
@@ -384,6 +397,9 @@ func TestFlagValidation(t *testing.T) {
 // checkFlags runs the checks of NewNodeIpamController and builds the CIDR
 // sets, without an apiserver.
 func checkFlags(o *Options) error {
+	if err := o.Validate(); err != nil {
+		return err
+	}
 	cfg, err := o.validate(slog.New(slog.DiscardHandler))
 	if err != nil {
 		return err
