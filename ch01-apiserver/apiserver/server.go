@@ -104,7 +104,11 @@ type Config struct {
 	// certificates (--kubelet-certificate-authority; nil: not verified).
 	KubeletClientCert *tls.Certificate
 	KubeletCA         *x509.CertPool
-	Logger            *slog.Logger
+	// EndpointReconciler, when set, keeps the kubernetes Service's
+	// endpoints listing every live apiserver (bootstrap.go); nil: this
+	// apiserver's address, published once.
+	EndpointReconciler EndpointReconcilerFunc
+	Logger             *slog.Logger
 }
 
 // DefaultServiceAccountIssuer is upstream's usual --service-account-issuer.
@@ -159,6 +163,8 @@ type Server struct {
 	kubeletClient *http.Client
 	// admissionObjects: what admission reads, decoded once per revision (admission.go).
 	admissionObjects decodedCache
+	// endpoints: the configured EndpointReconciler (bootstrap.go).
+	endpoints endpointLoop
 }
 
 // New builds the server. Call Bootstrap (or Run) to create the initial objects.
@@ -261,17 +267,20 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener, more ...net.Listene
 		srv.Close()
 		return fmt.Errorf("bootstrap: %w", err)
 	}
+	stopEndpoints := s.runEndpointReconciler(ctx)
 	s.ready.Store(true)
 	s.log.Info("apiserver is ready")
 
 	select {
 	case <-ctx.Done():
 		s.ready.Store(false)
+		stopEndpoints() // out of the kubernetes Service before the port closes
 		shutdownCtx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 		defer cancel()
 		srv.Shutdown(shutdownCtx)
 		return nil
 	case err := <-errc:
+		stopEndpoints()
 		srv.Close()
 		return err
 	}

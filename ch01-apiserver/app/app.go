@@ -6,7 +6,6 @@ package app
 
 import (
 	"context"
-	"crypto/tls"
 	"errors"
 	"flag"
 	"fmt"
@@ -18,6 +17,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 
 	"kubik/ch01-apiserver/apiserver"
@@ -62,6 +62,18 @@ type Options struct {
 	KubeletClientCertificate    string
 	KubeletClientKey            string
 	KubeletCertificateAuthority string
+	// Certificates made elsewhere (see certs.go): with them the apiserver
+	// serves TLSCertFile and trusts ClientCAFile, and keeps no CA of its
+	// own in DataDir. Registered by AddCertificateFlags only, since a
+	// chapter's one program also runs a kubelet, whose flags have the
+	// same names.
+	TLSCertFile       string
+	TLSPrivateKeyFile string
+	ClientCAFile      string
+	// EndpointReconciler keeps the kubernetes Service's endpoints (not a
+	// flag: the program that knows the storage chooses it); nil: this
+	// apiserver's own address only.
+	EndpointReconciler apiserver.EndpointReconcilerFunc
 }
 
 // AddFlags registers the flags on fs with their defaults.
@@ -117,8 +129,11 @@ func (o *Options) Logger(name string) (*slog.Logger, io.Closer, error) {
 
 // Cluster is what a running apiserver tells the rest of the program.
 type Cluster struct {
-	Server          *apiserver.Server
-	URL             string // https://127.0.0.1:6443
+	Server *apiserver.Server
+	URL    string // https://127.0.0.1:6443
+	// CA and AdminKubeconfig: the CA in --data-dir and the kubeconfig it
+	// issued; nil and "" when the certificates were made elsewhere
+	// (--tls-cert-file).
 	CA              *pki.CA
 	AdminKubeconfig string
 }
@@ -127,9 +142,6 @@ type Cluster struct {
 // serving on store in the background. It returns once the apiserver is ready
 // (GET /readyz answers ok); errc reports when it stops.
 func Start(ctx context.Context, o *Options, store storage.Interface, log *slog.Logger, readyChecks map[string]func(context.Context) error) (*Cluster, <-chan error, error) {
-	if err := os.MkdirAll(o.DataDir, 0o755); err != nil {
-		return nil, nil, err
-	}
 	cidr, err := netip.ParsePrefix(o.ServiceClusterIPRange)
 	if err != nil {
 		return nil, nil, fmt.Errorf("--service-cluster-ip-range: %w", err)
@@ -138,23 +150,12 @@ func Start(ctx context.Context, o *Options, store storage.Interface, log *slog.L
 	if err != nil {
 		return nil, nil, fmt.Errorf("--service-node-port-range: %w", err)
 	}
-	ca, err := pki.EnsureCA(o.DataDir)
-	if err != nil {
-		return nil, nil, fmt.Errorf("cluster CA: %w", err)
-	}
-	hosts := append([]string{o.BindAddress}, o.ListenAlso...)
-	if o.AdvertiseAddress != "" {
-		hosts = append(hosts, o.AdvertiseAddress)
-	}
-	hosts = append(hosts, cidr.Addr().Next().String())
-	certFile, keyFile, err := ca.EnsureServingCert(o.DataDir, hosts)
-	if err != nil {
-		return nil, nil, fmt.Errorf("serving certificate: %w", err)
-	}
-	cert, err := tls.LoadX509KeyPair(certFile, keyFile)
+	// The certificates: given (--tls-cert-file ...), or from the CA in --data-dir.
+	certs, err := o.servingCerts(cidr)
 	if err != nil {
 		return nil, nil, err
 	}
+	ca, cert := certs.ca, certs.serving
 	advertise := o.AdvertiseAddress
 	if advertise == "" {
 		advertise = o.BindAddress
@@ -164,6 +165,9 @@ func Start(ctx context.Context, o *Options, store storage.Interface, log *slog.L
 	}
 
 	ln, err := net.Listen("tcp", net.JoinHostPort(o.BindAddress, strconv.Itoa(o.SecurePort)))
+	if errors.Is(err, syscall.EADDRINUSE) {
+		return nil, nil, fmt.Errorf("--secure-port: port %d is already in use (another cluster, or this chapter running in another terminal?): stop that, or pick another port: --secure-port=N (make chNN-run PORT=N): %w", o.SecurePort, err)
+	}
 	if err != nil {
 		return nil, nil, fmt.Errorf("--secure-port: %w", err)
 	}
@@ -188,18 +192,19 @@ func Start(ctx context.Context, o *Options, store storage.Interface, log *slog.L
 	}
 	cfg := apiserver.Config{
 		Storage: store, BindAddress: o.BindAddress, SecurePort: port, AdvertiseAddress: advertise,
-		ServingCert: cert, ClientCA: ca.CertPool(), ServiceClusterIPRange: cidr, NodePortMin: lo, NodePortMax: hi,
+		ServingCert: cert, ClientCA: certs.clientCA, ServiceClusterIPRange: cidr, NodePortMin: lo, NodePortMax: hi,
 		ReadyChecks: readyChecks, RequestTimeout: o.RequestTimeout,
 		MaxRequestsInFlight: o.MaxRequestsInFlight, MaxMutatingRequestsInFlight: o.MaxMutatingRequestsInFlight,
 		Profiling:         o.Profiling,
 		MinRequestTimeout: time.Duration(o.MinRequestTimeout) * time.Second, Logger: log,
 		EnableGarbageCollection: o.EnableGarbageCollector,
+		EndpointReconciler:      o.EndpointReconciler,
 	}
 	if err := o.authConfig(&cfg); err != nil {
 		closeAll()
 		return nil, nil, err
 	}
-	if err := o.kubeletClientConfig(&cfg, ca); err != nil {
+	if err := o.kubeletClientConfig(&cfg, ca, certs.clientCA); err != nil {
 		closeAll()
 		return nil, nil, err
 	}
@@ -214,13 +219,15 @@ func Start(ctx context.Context, o *Options, store storage.Interface, log *slog.L
 		host = "127.0.0.1"
 	}
 	url := "https://" + net.JoinHostPort(host, strconv.Itoa(port))
-	kubeconfig, err := filepath.Abs(filepath.Join(o.DataDir, "admin.kubeconfig"))
-	if err != nil {
-		return nil, nil, err
-	}
-	// Written before the server reports ready, so a script can wait for /readyz and then use it.
-	if err := ca.WriteKubeconfig(kubeconfig, url, "kubernetes-admin", []string{"system:masters"}); err != nil {
-		return nil, nil, fmt.Errorf("admin kubeconfig: %w", err)
+	var kubeconfig string
+	if ca != nil {
+		if kubeconfig, err = filepath.Abs(filepath.Join(o.DataDir, "admin.kubeconfig")); err != nil {
+			return nil, nil, err
+		}
+		// Written before the server reports ready, so a script can wait for /readyz and then use it.
+		if err := ca.WriteKubeconfig(kubeconfig, url, "kubernetes-admin", []string{"system:masters"}); err != nil {
+			return nil, nil, fmt.Errorf("admin kubeconfig: %w", err)
+		}
 	}
 
 	errc := make(chan error, 1)
@@ -249,10 +256,14 @@ func waitReady(ctx context.Context, srv *apiserver.Server, errc chan error) erro
 	return nil
 }
 
-// PrintWelcome tells the user how to point kubectl at the cluster.
+// PrintWelcome tells the user how to point kubectl at the cluster, and
+// which process it is (its PID file, when Main wrote one).
 func (c *Cluster) PrintWelcome(w io.Writer, chapter string) {
-	fmt.Fprintf(w, "\n%s is running at %s\nkubeconfig: %s\n\n  export KUBECONFIG=%s\n  kubectl get ns\n\n",
-		chapter, c.URL, c.AdminKubeconfig, c.AdminKubeconfig)
+	fmt.Fprintf(w, "\n%s is running at %s\n", chapter, c.URL)
+	if pidFile != "" {
+		fmt.Fprintf(w, "pid: %d (in %s)\n", os.Getpid(), pidFile)
+	}
+	fmt.Fprintf(w, "kubeconfig: %s\n\n  export KUBECONFIG=%s\n  kubectl get ns\n\n", c.AdminKubeconfig, c.AdminKubeconfig)
 }
 
 func parsePortRange(s string) (int, int, error) {

@@ -71,6 +71,8 @@ func (o *Options) authConfig(cfg *apiserver.Config) error {
 		if err != nil {
 			return fmt.Errorf("--service-account-signing-key-file: %w", err)
 		}
+	} else if o.externalPKI() {
+		return errors.New("--service-account-signing-key-file is required with --tls-cert-file (every apiserver of a cluster signs with the same key)")
 	} else if signer, err = pki.EnsureServiceAccountKey(o.DataDir); err != nil {
 		return err
 	}

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"os"
 
 	"kubik/ch01-apiserver/apiserver"
 	"kubik/ch01-apiserver/pki"
@@ -25,8 +24,10 @@ func (o *Options) addKubeletClientFlags(fs *flag.FlagSet) {
 // kubeletClientConfig fills cfg.KubeletClientCert and cfg.KubeletCA. By
 // default the identity kube-apiserver-kubelet-client is issued in memory
 // at every start (nothing to renew, nothing on disk), and kubelets must
-// present a serving certificate of the cluster CA.
-func (o *Options) kubeletClientConfig(cfg *apiserver.Config, ca *pki.CA) error {
+// present a serving certificate of the cluster CA. With certificates made
+// elsewhere (ca nil) the client certificate must be given, and the
+// kubelets' CA defaults to clientCA (--client-ca-file).
+func (o *Options) kubeletClientConfig(cfg *apiserver.Config, ca *pki.CA, clientCA *x509.CertPool) error {
 	var pair tls.Certificate
 	var err error
 	switch {
@@ -34,6 +35,8 @@ func (o *Options) kubeletClientConfig(cfg *apiserver.Config, ca *pki.CA) error {
 		pair, err = tls.LoadX509KeyPair(o.KubeletClientCertificate, o.KubeletClientKey)
 	case o.KubeletClientCertificate != "" || o.KubeletClientKey != "":
 		return errors.New("--kubelet-client-certificate and --kubelet-client-key go together")
+	case ca == nil:
+		return errors.New("--kubelet-client-certificate and --kubelet-client-key are required with --tls-cert-file (no CA in --data-dir to issue them)")
 	default:
 		var certPEM, keyPEM []byte
 		if certPEM, keyPEM, err = ca.IssueClientCert(pki.KubeletClient.User, pki.KubeletClient.Groups); err == nil {
@@ -44,15 +47,10 @@ func (o *Options) kubeletClientConfig(cfg *apiserver.Config, ca *pki.CA) error {
 		return fmt.Errorf("kubelet client certificate: %w", err)
 	}
 	cfg.KubeletClientCert = &pair
-	cfg.KubeletCA = ca.CertPool()
+	cfg.KubeletCA = clientCA
 	if o.KubeletCertificateAuthority != "" {
-		data, err := os.ReadFile(o.KubeletCertificateAuthority)
-		if err != nil {
+		if cfg.KubeletCA, err = readCAFile(o.KubeletCertificateAuthority); err != nil {
 			return fmt.Errorf("--kubelet-certificate-authority: %w", err)
-		}
-		cfg.KubeletCA = x509.NewCertPool()
-		if !cfg.KubeletCA.AppendCertsFromPEM(data) {
-			return fmt.Errorf("--kubelet-certificate-authority: no certificate in %s", o.KubeletCertificateAuthority)
 		}
 	}
 	return nil

@@ -106,12 +106,22 @@ func (ca *CA) WriteKubeconfig(path, serverURL, user string, groups []string) err
 	if err != nil {
 		return err
 	}
+	return ca.WriteKubeconfigWithCert(path, ClusterName, serverURL, user, certPEM, keyPEM)
+}
+
+// WriteKubeconfigWithCert writes a kubeconfig at path that reaches
+// serverURL as user with a client certificate issued before (certPEM,
+// keyPEM), for a cluster named clusterName: cluster clusterName, user
+// <user>, context "<user>@<clusterName>". Everything is embedded, as in
+// WriteKubeconfig; the same inputs write the same file.
+func (ca *CA) WriteKubeconfigWithCert(path, clusterName, serverURL, user string, certPEM, keyPEM []byte) error {
+	ctxName := user + "@" + clusterName
 	cfg := kubeconfigFile{
 		APIVersion:     "v1",
 		Kind:           "Config",
-		Clusters:       []namedCluster{{Name: ClusterName, Cluster: cluster{CertificateAuthorityData: ca.CertPEM, Server: serverURL}}},
-		Contexts:       []namedContext{{Name: ContextName(user), Context: contextInfo{Cluster: ClusterName, User: user}}},
-		CurrentContext: ContextName(user),
+		Clusters:       []namedCluster{{Name: clusterName, Cluster: cluster{CertificateAuthorityData: ca.CertPEM, Server: serverURL}}},
+		Contexts:       []namedContext{{Name: ctxName, Context: contextInfo{Cluster: clusterName, User: user}}},
+		CurrentContext: ctxName,
 		Users:          []namedAuthInfo{{Name: user, User: authInfo{ClientCertificateData: certPEM, ClientKeyData: keyPEM}}},
 	}
 	data, err := yaml.Marshal(&cfg)

@@ -64,8 +64,11 @@ type CA struct {
 }
 
 // EnsureCA loads the CA from <dataDir>/pki, creating it first if needed.
-func EnsureCA(dataDir string) (*CA, error) {
-	dir := Dir(dataDir)
+func EnsureCA(dataDir string) (*CA, error) { return EnsureCAIn(Dir(dataDir)) }
+
+// EnsureCAIn is EnsureCA for a PKI directory named directly: the CA is
+// dir/ca.crt and dir/ca.key.
+func EnsureCAIn(dir string) (*CA, error) {
 	keyPath := filepath.Join(dir, CAKeyFile)
 	certPath := filepath.Join(dir, CACertFile)
 

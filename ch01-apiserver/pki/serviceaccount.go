@@ -17,7 +17,12 @@ import (
 // (RSA, RS256) placed in the directory is used as is. The apiserver signs
 // with the private key; anything that verifies tokens needs only sa.pub.
 func EnsureServiceAccountKey(dataDir string) (crypto.Signer, error) {
-	dir := Dir(dataDir)
+	return EnsureServiceAccountKeyIn(Dir(dataDir))
+}
+
+// EnsureServiceAccountKeyIn is EnsureServiceAccountKey for a PKI directory
+// named directly: dir/sa.key and dir/sa.pub.
+func EnsureServiceAccountKeyIn(dir string) (crypto.Signer, error) {
 	key, err := ensureKey(filepath.Join(dir, SAKeyFile))
 	if err != nil {
 		return nil, fmt.Errorf("service-account key: %w", err)

@@ -28,9 +28,16 @@ import (
 // Config is chapter 1's apiserver options plus what chapter 2 adds.
 type Config struct {
 	app.Options
-	EtcdServers string        // comma-separated client URLs; "" runs an embedded etcd
-	Compaction  time.Duration // how often to compact etcd's history
-	WatchCache  bool
+	EtcdServers string // comma-separated client URLs; "" runs an embedded etcd
+	// EtcdCAFile, EtcdCertFile and EtcdKeyFile: etcd over TLS, with a
+	// client certificate (chapter 8's etcd members require one).
+	EtcdCAFile, EtcdCertFile, EtcdKeyFile string
+	Compaction                            time.Duration // how often to compact etcd's history
+	WatchCache                            bool
+	// Storage, when set, builds what sits between etcd and the watch cache
+	// and may set the apiserver's options that need etcd: chapter 8's
+	// encryption at rest and lease endpoint reconciler.
+	Storage func(etcd *etcdstore.Store, apiserver *app.Options) (storage.Interface, error)
 }
 
 // NewConfig is the configuration with its defaults (what AddFlags leaves
@@ -42,6 +49,9 @@ func NewConfig() *Config { return &Config{} }
 func (c *Config) AddFlags(fs *flag.FlagSet) {
 	c.Options.AddFlags(fs)
 	fs.StringVar(&c.EtcdServers, "etcd-servers", "", "comma-separated etcd client URLs (empty: run an embedded etcd in --data-dir/etcd)")
+	fs.StringVar(&c.EtcdCAFile, "etcd-cafile", "", "SSL Certificate Authority file used to secure etcd communication")
+	fs.StringVar(&c.EtcdCertFile, "etcd-certfile", "", "SSL certification file used to secure etcd communication")
+	fs.StringVar(&c.EtcdKeyFile, "etcd-keyfile", "", "SSL key file used to secure etcd communication")
 	fs.DurationVar(&c.Compaction, "etcd-compaction-interval", 5*time.Minute, "how often to compact etcd's history (0: never)")
 	fs.BoolVar(&c.WatchCache, "watch-cache", true, "serve watches and resourceVersion=0 lists from an in-memory cache fed by one etcd watch per resource")
 }
@@ -121,7 +131,8 @@ func Start(ctx context.Context, cfg *Config, log *slog.Logger) (_ *Cluster, err 
 	}
 
 	// 2. The cluster state: storage.Interface over etcd, compacted now and then.
-	store, err := etcdstore.New(etcdstore.Config{Endpoints: c.Endpoints, Logger: log})
+	store, err := etcdstore.New(etcdstore.Config{Endpoints: c.Endpoints, Logger: log,
+		TrustedCAFile: cfg.EtcdCAFile, CertFile: cfg.EtcdCertFile, KeyFile: cfg.EtcdKeyFile})
 	if err != nil {
 		return nil, err
 	}
@@ -136,8 +147,14 @@ func Start(ctx context.Context, cfg *Config, log *slog.Logger) (_ *Cluster, err 
 	// 3. The watch cache in front of it: one etcd watch per resource feeds
 	// every watch of that resource (package cacher).
 	var st storage.Interface = store
+	opts := cfg.Options
+	if cfg.Storage != nil {
+		if st, err = cfg.Storage(store, &opts); err != nil {
+			return nil, err
+		}
+	}
 	if cfg.WatchCache {
-		wc := cacher.New(store, resourcePrefixes(), log)
+		wc := cacher.New(st, resourcePrefixes(), log)
 		c.stops = append(c.stops, func() { wc.Close() })
 		wctx, cancel := context.WithTimeout(ctx, time.Minute)
 		err := wc.WaitReady(wctx)
@@ -152,7 +169,7 @@ func Start(ctx context.Context, cfg *Config, log *slog.Logger) (_ *Cluster, err 
 	readyChecks := map[string]func(context.Context) error{"etcd": store.Check}
 	c.apiserver = app.NewGroup(context.WithoutCancel(ctx), c.errc)
 	var served <-chan error
-	c.Cluster, served, err = app.Start(c.apiserver.Context(), &cfg.Options, st, log, readyChecks)
+	c.Cluster, served, err = app.Start(c.apiserver.Context(), &opts, st, log, readyChecks)
 	if err != nil {
 		return nil, fmt.Errorf("apiserver failed to start: %w", err)
 	}
