@@ -19,9 +19,10 @@ type Config interface {
 }
 
 // Main is what every chapter's main() shares: the "kubeconfig" subcommand,
-// the chapter's flags, logging to stderr and DIR/logs/<component>.log, a
-// context that ends on Ctrl-C or SIGTERM, and the exit code. run is the
-// chapter itself.
+// the chapter's flags, the PID file DIR/<component>.pid (removed at exit),
+// logging to stderr and DIR/logs/<component>.log, a context that ends on
+// Ctrl-C or SIGTERM, and the exit code: 0 when the program was stopped
+// that way, 1 when run failed. run is the chapter itself.
 func Main(cfg Config, component string, run func(ctx context.Context, log *slog.Logger) error) {
 	// "kubeconfig --user alice --group dev": issue a kubeconfig and exit.
 	if len(os.Args) > 1 && os.Args[1] == "kubeconfig" {
@@ -29,19 +30,34 @@ func Main(cfg Config, component string, run func(ctx context.Context, log *slog.
 	}
 	cfg.AddFlags(flag.CommandLine)
 	flag.Parse()
+	os.Exit(runMain(cfg.APIServer(), component, run))
+}
 
-	log, closeLog, err := cfg.APIServer().Logger(component)
+func runMain(o *Options, component string, run func(ctx context.Context, log *slog.Logger) error) int {
+	path, stale, err := writePIDFile(o.DataDir, component)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "kubik:", err)
-		os.Exit(1)
+		return 1
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	err = run(ctx, log)
-	stop()
+	pidFile = path
+	defer os.Remove(path)
+
+	log, closeLog, err := o.Logger(component)
 	if err != nil {
-		log.Error(component+" stopped", "err", err)
-		closeLog.Close()
-		os.Exit(1)
+		fmt.Fprintln(os.Stderr, "kubik:", err)
+		return 1
 	}
-	closeLog.Close()
+	defer closeLog.Close()
+	if stale != nil {
+		log.Warn("the previous run in this data dir did not exit cleanly (kill -9, a crash?); if it ran nodes (chapters 5-7), `make clean-nodes` removes what they left",
+			"pidFile", stale.file, "pid", stale.pid)
+	}
+
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	if err := run(ctx, log); err != nil {
+		log.Error(component+" stopped", "err", err)
+		return 1
+	}
+	return 0
 }
