@@ -3,7 +3,6 @@
 
 SHELL        := /bin/bash
 GO           ?= go
-DATA_DIR     ?= .kubik
 TEST_TIMEOUT ?= 30m
 FUZZTIME     ?= 5s
 
@@ -14,41 +13,109 @@ help: ## list the targets
 	@echo "Kubik: make <target>"
 	@awk 'BEGIN {FS = ":.*## "} /^[a-zA-Z0-9_-]+:.*## / {printf "  %-16s %s\n", $$1, $$2}' $(MAKEFILE_LIST)
 
-ch01-run: ## run the chapter 1 apiserver; state in DATA_DIR (default .kubik)
-	$(GO) run ./ch01-apiserver --data-dir $(DATA_DIR)
+# Where the chapters keep their state. Each chapter has a directory of its
+# own, .kubik/chNN, so that no chapter starts on what another left behind
+# (chapter 3's hollow nodes in chapter 5's cluster), and going back to a
+# chapter finds its own state. `make chNN-run DATA_DIR=DIR` runs a chapter on
+# DIR instead (only on the command line: the labs export a DATA_DIR of their
+# own). The nodes' images (chapters 5-7) are shared: .kubik/images.
+KUBIK_DIR    ?= .kubik
+IMAGE_DIR    ?= $(KUBIK_DIR)/images
+BIN          ?= bin
+ch01-run: DATA_DIR = $(KUBIK_DIR)/ch01
+ch02-run: DATA_DIR = $(KUBIK_DIR)/ch02
+ch03-run: DATA_DIR = $(KUBIK_DIR)/ch03
+ch04-run: DATA_DIR = $(KUBIK_DIR)/ch04
+ch05-run: DATA_DIR = $(KUBIK_DIR)/ch05
+ch06-run: DATA_DIR = $(KUBIK_DIR)/ch06
+ch07-run: DATA_DIR = $(KUBIK_DIR)/ch07
 
-ch02-run: ## run the chapter 2 apiserver on an embedded etcd; state (etcd too) in DATA_DIR
-	$(GO) run ./ch02-etcd-store --data-dir $(DATA_DIR)
+# $(call run,PROGRAM,HOW LONG,FLAGS) is the recipe of a chNN-run: build the
+# chapter's program into bin/ (the first build takes HOW LONG; later ones
+# seconds), then run it until Ctrl-C. PORT=N serves on port N instead of
+# 6443; ARGS="..." adds any flag of the program (bin/PROGRAM --help lists
+# them). The program is run directly, not by `go run`, which would turn a
+# Ctrl-C into exit status 1.
+define run
+	@echo "$@: building $(BIN)/$(1) (the first build takes $(2), later ones seconds); state in $(DATA_DIR)"
+	$(GO) build -o $(BIN)/$(1) ./$(1)
+	$(strip $(BIN)/$(1) --data-dir $(DATA_DIR) $(if $(PORT),--secure-port $(PORT)) $(3) $(ARGS))
+endef
+
+ch01-run: ## run the chapter 1 apiserver; state in .kubik/ch01 (DATA_DIR=...); PORT=N, ARGS=... for every chNN-run
+	$(call run,ch01-apiserver,about 2 minutes on 2 cores)
+
+ch02-run: ## run the chapter 2 apiserver on an embedded etcd; state (etcd too) in .kubik/ch02
+	$(call run,ch02-etcd-store,3-5 minutes on 2 cores: it compiles etcd)
 
 ch03-run: ## chapter 2's cluster + kube-scheduler + 3 hollow (simulated) nodes; HOLLOW_NODES=N for more
-	$(GO) run ./ch03-scheduler --data-dir $(DATA_DIR) --hollow-nodes $(or $(HOLLOW_NODES),3)
+	$(call run,ch03-scheduler,3-5 minutes on 2 cores,--hollow-nodes $(or $(HOLLOW_NODES),3))
 
 ch04-run: ## chapter 3's cluster + kube-controller-manager (replicaset, deployment, ...); HOLLOW_NODES=N for more
-	$(GO) run ./ch04-controllers --data-dir $(DATA_DIR) --hollow-nodes $(or $(HOLLOW_NODES),3)
+	$(call run,ch04-controllers,3-5 minutes on 2 cores,--hollow-nodes $(or $(HOLLOW_NODES),3))
 
-# Chapter 5 runs real containers: root, Linux, containerd (installed if missing).
-# The list is ch05-kubelet/containerd.Requirements(). Under sudo, keep Go on the
-# PATH: sudo env "PATH=$$PATH" make ch05-run
+# Chapter 5 runs real containers: Linux, containerd (installed if missing), and
+# root: as root, `make ch05-run`; with sudo, keep Go on the PATH:
+# sudo env "PATH=$$PATH" make ch05-run. The list is
+# ch05-kubelet/containerd.Requirements().
 CH05_DEPS    := containerd=containerd containerd-shim-runc-v2=containerd ctr=containerd runc=runc \
                 /usr/lib/cni/bridge=containernetworking-plugins nsenter=util-linux ip=iproute2 /bin/busybox=busybox-static
 .PHONY: ch05-run images bench-pods
 ch05-run: images ## chapter 4's cluster + a REAL node: kubelet + its own containerd (as root); HOLLOW_NODES=N adds simulated ones
 	@scripts/ensure-deps.sh $(CH05_DEPS)
-	$(GO) run ./ch05-kubelet --data-dir $(DATA_DIR) --hollow-nodes $(or $(HOLLOW_NODES),0) --pod-manifest-path $(DATA_DIR)/kubelet/manifests
+	$(call run,ch05-kubelet,3-5 minutes on 2 cores,--hollow-nodes $(or $(HOLLOW_NODES),0) --image-dir $(IMAGE_DIR) --pod-manifest-path $(DATA_DIR)/kubelet/manifests)
 
-images: ## build the nodes' images as OCI tarballs into DATA_DIR/images: pause, busybox (busybox-static), demo, kube-dns
+images: ## build the nodes' images as OCI tarballs into .kubik/images: pause, busybox (busybox-static), demo, kube-dns
 	@scripts/ensure-deps.sh /bin/busybox=busybox-static
-	$(GO) run ./ch07-kube-proxy/cmd/mkimages -out $(DATA_DIR)/images
+	@echo "images: building pause, busybox, demo and kube-dns into $(IMAGE_DIR) (compiles three Go programs: about 1.5 minutes the first time)"
+	$(GO) run ./ch07-kube-proxy/cmd/mkimages -out $(IMAGE_DIR)
 
 # Chapter 6 runs NODES machines (network namespaces) on this host: root, Linux.
 CH06_DEPS    := $(CH05_DEPS) iptables=iptables nft=nftables /usr/lib/cni/portmap=containernetworking-plugins
-.PHONY: ch06-run clean-nodes bench-cni
+.PHONY: ch06-run clean-nodes clean bench-cni
 ch06-run: images ## chapter 5's control plane + NODES (2) machines, each a netns with containerd, kubelet, node agent; pod network by kubik-cni (BACKEND=host-gw|vxlan) (as root)
 	@scripts/ensure-deps.sh $(CH06_DEPS)
-	$(GO) run ./ch06-cni --data-dir $(DATA_DIR) --nodes $(or $(NODES),2) --backend $(or $(BACKEND),host-gw) $(ARGS)
+	$(call run,ch06-cni,3-5 minutes on 2 cores,--nodes $(or $(NODES),2) --backend $(or $(BACKEND),host-gw) --image-dir $(IMAGE_DIR))
 
-clean-nodes: ## remove what the nodes of DATA_DIR left after a crash: processes, containers, mounts, cgroups, netns, links, routes (as root)
-	$(GO) run ./ch06-cni clean-nodes --data-dir $(DATA_DIR)
+# The chapters that run nodes (5-8) may leave them behind when killed with
+# kill -9 or by a crash: their PID file (DIR/cluster.pid) stays.
+NODE_DIRS = $(if $(filter command line,$(origin DATA_DIR)),$(DATA_DIR),$(wildcard $(KUBIK_DIR)/ch05 $(KUBIK_DIR)/ch06 $(KUBIK_DIR)/ch07 $(KUBIK_DIR)/ch08))
+
+clean-nodes: ## remove what the nodes of chapters 5-8 (.kubik/ch05 ... or DATA_DIR) left after kill -9 or a crash: processes, containers, mounts, cgroups, netns, links, routes (as root)
+	@echo "clean-nodes: building $(BIN)/ch06-cni (the first build takes 3-5 minutes on 2 cores)"
+	$(GO) build -o $(BIN)/ch06-cni ./ch06-cni
+	@for d in $(NODE_DIRS); do \
+	  if pid=$$(cat $$d/cluster.pid 2>/dev/null) && kill -0 $$pid 2>/dev/null; then \
+	    echo "clean-nodes: skipping $$d: its chapter is running (pid $$pid); Ctrl-C in its terminal stops it and cleans up"; continue; \
+	  fi; \
+	  $(BIN)/ch06-cni clean-nodes --data-dir $$d && rm -f $$d/cluster.pid || exit 1; \
+	done
+
+clean: ## remove every chapter's state and the images from .kubik (not .kubik/ref, the upstream build); refuses while a chapter runs or nodes may be left
+	@for f in $(wildcard $(KUBIK_DIR)/*.pid $(KUBIK_DIR)/*/*.pid); do \
+	  d=$$(dirname $$f); pid=$$(cat $$f); \
+	  if kill -0 $$pid 2>/dev/null; then \
+	    echo "clean: $$d is in use by pid $$pid ($$f): stop that chapter first (Ctrl-C in its terminal)"; exit 1; \
+	  fi; \
+	  if [ -d $$d/kubelet ] || [ -d $$d/nodes ]; then \
+	    echo "clean: the chapter in $$d did not exit cleanly (pid $$pid is gone: kill -9, a crash?), and its nodes may have left"; \
+	    echo "       network namespaces, mounts and containers behind. Run 'make clean-nodes' first (as root, e.g. sudo make clean-nodes)."; exit 1; \
+	  fi; \
+	done
+	rm -rf $(wildcard $(KUBIK_DIR)/ch[0-9]* $(IMAGE_DIR) $(addprefix $(KUBIK_DIR)/,$(OLD_STATE)))
+
+# What chapters kept directly in .kubik before each had a directory of its own.
+OLD_STATE    := pki etcd logs kubelet nodes images *.kubeconfig *.pid
+
+.PHONY: ch07-run bench-proxy
+ch07-run: images ## chapter 6's cluster + kube-proxy on every node (PROXY_MODE=iptables|nftables) + cluster DNS (kube-system/coredns, 10.96.0.10) (as root)
+	@scripts/ensure-deps.sh $(CH06_DEPS) conntrack=conntrack
+	$(call run,ch07-kube-proxy,3-5 minutes on 2 cores,--nodes $(or $(NODES),2) --backend $(or $(BACKEND),host-gw) --proxy-mode $(or $(PROXY_MODE),iptables) --image-dir $(IMAGE_DIR))
+
+SERVICES     ?= 100,1000,5000,10000
+bench-proxy: ## ch07 kube-proxy vs upstream v1.35.4: one-change sync, full resync, rule count at SERVICES, both modes (root)
+	@scripts/ensure-deps.sh $(CH06_DEPS) conntrack=conntrack
+	$(GO) run ./ch07-kube-proxy/cmd/bench-proxy -mode both -services $(SERVICES) -ref-bin $(REF_DIR)/bin $(BENCH_FLAGS)
 
 CNI_N        ?= 100
 bench-cni: ## ch06 CNI ADD+DEL latency: kubik-cni vs the reference bridge+host-local (/usr/lib/cni), CNI_N each, interleaved (root)
@@ -82,7 +149,8 @@ bench-apiserver: ## ch02 vs upstream kube-apiserver on fresh etcds: creates, LIS
 	@scripts/ensure-deps.sh etcd=etcd-server
 	$(GO) run ./ch02-etcd-store/cmd/bench -ref-bin $(REF_DIR)/bin $(BENCH_FLAGS)
 
-NODES        ?= 100,1000,5000
+# Only bench-scheduler's default: NODES alone is ch06-run's and ch07-run's machine count.
+bench-scheduler: NODES ?= 100,1000,5000
 PODS         ?= 5000
 SCHEDULERS   ?= kubik,upstream
 bench-scheduler: ## ch03 kube-scheduler vs upstream v1.35.4: pods/s, latency at NODES (100,1000,5000) × PODS (5000); SCHEDULERS=kubik,upstream
@@ -104,7 +172,7 @@ REF_COMPONENTS ?= kube-controller-manager,kube-scheduler
 KUBECTL_VERSION ?= 1.33
 SCENARIO     ?= compare/scenarios/*.md
 
-ref-build: ## build upstream kube-apiserver/-controller-manager/-scheduler $(REF_VERSION) into $(REF_DIR)/bin (~20 CPU-min cold)
+ref-build: ## build upstream kube-apiserver/-controller-manager/-scheduler REF_VERSION (v1.35.4) into REF_DIR/bin (.kubik/ref/bin; ~20 CPU-min cold)
 	@REF_DIR=$(REF_DIR) REF_VERSION=$(REF_VERSION) scripts/ref-build.sh
 
 ref-up: ref-build ## run the reference Kubernetes control plane on free loopback ports

@@ -6,9 +6,10 @@
 // kubelet, identity system:node:<hostname>, runs the pods bound to it as
 // containers in a containerd of its own (package containerd), which runs
 // runc; pods get addresses from the CNI bridge in the node's network
-// namespace. Images come from tarballs (`make images`), never a registry:
+// namespace. Images come from tarballs (`make images`), never a registry.
+// As root (e.g. sudo env "PATH=$PATH" make ch05-run):
 //
-//	sudo make images ch05-run
+//	make ch05-run
 //	kubectl run web --image=kubik.local/demo:1.0
 //	kubectl get pods -o wide
 //
@@ -24,9 +25,12 @@
 //
 // SIGHUP restarts the kubelet alone, like `systemctl restart kubelet` on a
 // real node: the kubelet stops (`kubelet restarting` in the log), the pods
-// keep running in containerd, and a fresh kubelet takes them over again:
+// keep running in containerd, and a fresh kubelet takes them over again.
+// The program's PID is in its data dir (and in the banner), so the signal
+// goes to this cluster only, not to every program of that name on the
+// machine:
 //
-//	pkill -HUP -x ch05-kubelet
+//	kill -HUP $(cat .kubik/ch05/cluster.pid)
 package main
 
 import (

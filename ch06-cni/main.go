@@ -8,7 +8,7 @@
 // our own CNI plugin, kubik-cni, and reaches every other pod directly,
 // without NAT, through host-gw routes or a VXLAN overlay (--backend):
 //
-//	sudo make ch06-run
+//	make ch06-run     # as root, e.g. sudo env "PATH=$PATH" make ch06-run
 //	kubectl get nodes -o wide
 //	kubectl create deployment web --image=kubik.local/demo:1.0 --replicas=4
 //	kubectl get pods -o wide

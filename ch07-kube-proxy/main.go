@@ -6,7 +6,7 @@
 // and EndpointSlices (--proxy-mode=iptables, upstream's default, or
 // nftables), and the cluster's DNS running as pods, as CoreDNS does:
 //
-//	sudo make ch07-run
+//	make ch07-run     # as root, e.g. sudo env "PATH=$PATH" make ch07-run
 //	kubectl create deployment web --image=kubik.local/demo:1.0 --replicas=3
 //	kubectl expose deployment web --port=80 --target-port=8080
 //	kubectl run client --image=busybox --restart=Never -it --rm -- wget -qO- http://web

@@ -85,10 +85,15 @@ func (s *Server) withRecovery(next http.Handler) http.Handler {
 					writeStatus(lw, r, ErrInternal(fmt.Errorf("%v", p)))
 				}
 			}
+			// Every request at DEBUG (--log-level debug), as upstream logs
+			// requests only at -v=3: a 404 or a 409 is an answer to the
+			// client, not a fault of the server. A 5xx is: WARN, except
+			// from the public health paths, which load balancers poll and
+			// whose failing checks health.go logs on their own.
 			user := lw.user
 			level := slog.LevelDebug
-			if lw.code >= 400 {
-				level = slog.LevelInfo
+			if lw.code >= 500 && !isPublicPath(r.URL.Path) {
+				level = slog.LevelWarn
 			}
 			attrs := []any{"method", r.Method, "uri", r.URL.RequestURI(), "code", lw.code, "user", user, "latency", time.Since(start).Round(time.Microsecond).String()}
 			if lw.errMsg != "" {

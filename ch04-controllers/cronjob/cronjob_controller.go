@@ -69,7 +69,7 @@ func newController(cc *controller.ControllerContext, clock workqueue.Clock) *Cro
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	log = log.With("component", ControllerName)
+	log = log.With("controller", ControllerName)
 	c := &CronJobController{client: cc.Client, clock: clock, log: log,
 		cronJobs: controller.InformerFor[batchv1.CronJob](cc.Informers),
 		jobs:     controller.InformerFor[batchv1.Job](cc.Informers),

@@ -80,7 +80,7 @@ func newController(cc *controller.ControllerContext, clock workqueue.Clock) *Dae
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	log = log.With("component", ControllerName)
+	log = log.With("controller", ControllerName)
 	rec := record.NewRecorder(cc.Client, ControllerName, log)
 	c := &DaemonSetsController{client: cc.Client, recorder: rec, clock: clock, log: log,
 		podCtl:       controller.PodControl{Client: cc.Client, Recorder: rec},

@@ -63,7 +63,7 @@ type DeploymentController struct {
 // NewDeploymentController asks for the Deployment, ReplicaSet and Pod
 // informers and registers its handlers.
 func NewDeploymentController(cc *controller.ControllerContext) (*DeploymentController, error) {
-	log := cc.Log.With("component", ControllerName)
+	log := cc.Log.With("controller", ControllerName)
 	dc := &DeploymentController{
 		client:      cc.Client,
 		dInformer:   controller.InformerFor[appsv1.Deployment](cc.Informers),

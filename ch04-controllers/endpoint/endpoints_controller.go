@@ -63,7 +63,7 @@ func NewEndpointController(cc *controller.ControllerContext) (*EndpointControlle
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	c := &EndpointController{client: cc.Client, log: log.With("component", ControllerName),
+	c := &EndpointController{client: cc.Client, log: log.With("controller", ControllerName),
 		services:  controller.InformerFor[corev1.Service](cc.Informers),
 		pods:      controller.InformerFor[corev1.Pod](cc.Informers),
 		endpoints: controller.InformerFor[corev1.Endpoints](cc.Informers),

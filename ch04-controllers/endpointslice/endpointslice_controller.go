@@ -80,7 +80,7 @@ func NewEndpointSliceController(cc *controller.ControllerContext) (*EndpointSlic
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	c := &EndpointSliceController{client: cc.Client, log: log.With("component", "endpointslice-controller"),
+	c := &EndpointSliceController{client: cc.Client, log: log.With("controller", "endpointslice-controller"),
 		services:             controller.InformerFor[corev1.Service](cc.Informers),
 		pods:                 controller.InformerFor[corev1.Pod](cc.Informers),
 		nodes:                controller.InformerFor[corev1.Node](cc.Informers),

@@ -77,7 +77,7 @@ func NewGarbageCollector(cc *controller.ControllerContext) (*GarbageCollector, e
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	log = log.With("component", "garbage-collector-controller")
+	log = log.With("controller", "garbage-collector-controller")
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	resources, err := controller.ServerPreferredResources(ctx, cc.Client)

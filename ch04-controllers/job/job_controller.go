@@ -94,7 +94,7 @@ func newJobController(cc *controller.ControllerContext, clock workqueue.Clock) *
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	log = log.With("component", ControllerName)
+	log = log.With("controller", ControllerName)
 	rec := record.NewRecorder(cc.Client, ControllerName, log)
 	c := &JobController{
 		client: cc.Client, recorder: rec, podCtl: controller.PodControl{Client: cc.Client, Recorder: rec},

@@ -61,7 +61,7 @@ func NewNamespaceController(cc *controller.ControllerContext) (*NamespaceControl
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	log = log.With("component", "namespace-controller")
+	log = log.With("controller", "namespace-controller")
 	nm := &NamespaceController{
 		client:   cc.Client,
 		informer: controller.InformerFor[corev1.Namespace](cc.Informers),

@@ -117,7 +117,7 @@ func NewNodeLifecycleController(cc *controller.ControllerContext, opts Options) 
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	log = log.With("component", "node-lifecycle-controller")
+	log = log.With("controller", "node-lifecycle-controller")
 	c := &NodeLifecycleController{client: cc.Client, opts: opts, log: log,
 		nodes:           controller.InformerFor[corev1.Node](cc.Informers),
 		leases:          controller.InformerFor[coordinationv1.Lease](cc.Informers),

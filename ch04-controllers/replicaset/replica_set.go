@@ -61,7 +61,7 @@ type ReplicaSetController struct {
 // NewReplicaSetController asks for the ReplicaSet and Pod informers and
 // registers its handlers.
 func NewReplicaSetController(cc *controller.ControllerContext) (*ReplicaSetController, error) {
-	log := cc.Log.With("component", ControllerName)
+	log := cc.Log.With("controller", ControllerName)
 	rec := record.NewRecorder(cc.Client, ControllerName, log)
 	c := &ReplicaSetController{
 		client:        cc.Client,

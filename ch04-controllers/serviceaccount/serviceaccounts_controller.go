@@ -53,7 +53,7 @@ func NewServiceAccountsController(cc *controller.ControllerContext) (*ServiceAcc
 		saInformer:              controller.InformerFor[corev1.ServiceAccount](cc.Informers),
 		nsInformer:              controller.InformerFor[corev1.Namespace](cc.Informers),
 		queue:                   workqueue.NewRateLimiting(workqueue.DefaultControllerRateLimiter[string]()),
-		log:                     log.With("component", "serviceaccount-controller"),
+		log:                     log.With("controller", "serviceaccount-controller"),
 	}
 	c.saInformer.AddEventHandler(cache.ResourceEventHandlerFuncs[corev1.ServiceAccount]{
 		DeleteFunc: func(sa *corev1.ServiceAccount) { c.queue.Add(sa.Namespace) },

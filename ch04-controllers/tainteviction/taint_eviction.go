@@ -80,7 +80,7 @@ func newController(cc *controller.ControllerContext, clock workqueue.Clock) *Tai
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	log = log.With("component", ControllerName)
+	log = log.With("controller", ControllerName)
 	c := &TaintEvictionController{client: cc.Client, clock: clock, log: log,
 		nodes:     controller.InformerFor[corev1.Node](cc.Informers),
 		pods:      controller.InformerFor[corev1.Pod](cc.Informers),

@@ -51,7 +51,7 @@ func newController(cc *controller.ControllerContext, clock workqueue.Clock) *TTL
 	}
 	c := &TTLAfterFinishedController{client: cc.Client, jobs: controller.InformerFor[batchv1.Job](cc.Informers),
 		queue: workqueue.NewRateLimitingWithClock(workqueue.DefaultControllerRateLimiter[string](), clock),
-		clock: clock, log: log.With("component", ControllerName)}
+		clock: clock, log: log.With("controller", ControllerName)}
 	enqueue := func(j *batchv1.Job) {
 		if j.DeletionTimestamp == nil && needsCleanup(j) {
 			c.queue.Add(cache.MetaNamespaceKeyFunc(j))

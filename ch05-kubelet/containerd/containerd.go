@@ -115,7 +115,7 @@ func CheckHost() error {
 		return errors.New("the kubelet runs containers with containerd and runc, which need Linux; this is " + runtime.GOOS)
 	}
 	if os.Geteuid() != 0 {
-		return errors.New("the kubelet must run as root (it starts containerd, creates a network namespace and cgroups): try `sudo make ch05-run`")
+		return errors.New("the kubelet must run as root (it starts containerd, creates a network namespace and cgroups): run it as root, e.g. `sudo env \"PATH=$PATH\" make ch05-run`")
 	}
 	for _, req := range Requirements() {
 		tool, pkg, _ := strings.Cut(req, "=")

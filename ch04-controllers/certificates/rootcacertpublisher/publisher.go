@@ -59,7 +59,7 @@ func NewPublisher(cc *controller.ControllerContext, rootCA []byte) (*Publisher, 
 		cmInformer: controller.InformerFor[corev1.ConfigMap](cc.Informers),
 		nsInformer: controller.InformerFor[corev1.Namespace](cc.Informers),
 		queue:      workqueue.NewRateLimiting(workqueue.DefaultControllerRateLimiter[string]()),
-		log:        log.With("component", "root-ca-certificate-publisher"),
+		log:        log.With("controller", "root-ca-certificate-publisher"),
 	}
 	ours := func(cm *corev1.ConfigMap) bool { return cm.Name == RootCACertConfigMapName }
 	p.cmInformer.AddEventHandler(cache.ResourceEventHandlerFuncs[corev1.ConfigMap]{

@@ -72,7 +72,7 @@ func NewController(cc *controller.ControllerContext) (*PersistentVolumeControlle
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	log = log.With("component", "persistentvolume-controller")
+	log = log.With("controller", "persistentvolume-controller")
 	rec := record.NewRecorder(cc.Client, "persistentvolume-controller", log)
 	ctrl := &PersistentVolumeController{
 		client:      cc.Client,

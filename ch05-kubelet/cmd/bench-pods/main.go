@@ -1,5 +1,5 @@
 // Command bench-pods measures pod startup latency on chapter 5's real node
-// (`sudo make bench-pods`) as upstream's SLI defines it: from a pod's
+// (`make bench-pods` as root) as upstream's SLI defines it: from a pod's
 // creationTimestamp to the moment all its containers are reported started,
 // observed via watch (kubernetes/community sig-scalability/slos/
 // pod_startup_latency.md; the SLO: p99 ≤ 5 s for stateless pods whose image

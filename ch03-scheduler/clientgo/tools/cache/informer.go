@@ -80,7 +80,7 @@ func New[T any, PT rest.Object[T]](c *rest.Client, opts Options) *Informer[T, PT
 		opts.PageSize = 500
 	}
 	return &Informer[T, PT]{client: c, opts: opts, store: newStore[T](), kind: kind,
-		log: log.With("component", "informer", "resource", kind)}
+		log: log.With("informer", kind)}
 }
 
 // GetStore is the cache. Upstream: GetStore/GetIndexer/Lister.

@@ -112,7 +112,7 @@ func NewLeaderElector(lec LeaderElectionConfig) (*LeaderElector, error) {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	return &LeaderElector{config: lec, log: log.With("component", "leaderelection", "lease", lec.Lock.Describe(), "identity", lec.Lock.Identity)}, nil
+	return &LeaderElector{config: lec, log: log.With("lease", lec.Lock.Describe(), "identity", lec.Lock.Identity)}, nil
 }
 
 // RunOrDie builds an elector and runs it; it panics on a bad config.
