@@ -97,11 +97,10 @@ func (k *Kubelet) nodeStatus(old corev1.NodeStatus, ready bool, why string, now 
 	if !ready {
 		readyMessage = why
 	}
-	hostname, _ := os.Hostname()
 	return nodestatus.Status(nodestatus.Node{
 		Capacity:    capacity,
 		InternalIP:  k.cfg.NodeIP,
-		Hostname:    hostname,
+		Hostname:    k.cfg.NodeName,           // the hostname, or --hostname-override (upstream's nodeutil.GetHostname)
 		KubeletPort: int32(k.cfg.Server.Port), // where the apiserver finds our API
 		Info: corev1.NodeSystemInfo{
 			MachineID:               readTrim("/etc/machine-id"),
