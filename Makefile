@@ -75,7 +75,8 @@ CH06_DEPS    := $(CH05_DEPS) iptables=iptables nft=nftables /usr/lib/cni/portmap
 .PHONY: ch06-run clean-nodes clean bench-cni
 ch06-run: images ## chapter 5's control plane + NODES (2) machines, each a netns with containerd, kubelet, node agent; pod network by kubik-cni (BACKEND=host-gw|vxlan) (as root)
 	@scripts/ensure-deps.sh $(CH06_DEPS)
-	$(call run,ch06-cni,3-5 minutes on 2 cores,--nodes $(or $(NODES),2) --backend $(or $(BACKEND),host-gw) --image-dir $(IMAGE_DIR))
+	$(GO) build -o $(BIN)/kubik-cni ./ch06-cni/cmd/kubik-cni
+	$(call run,ch06-cni,3-5 minutes on 2 cores,--nodes $(or $(NODES),2) --backend $(or $(BACKEND),host-gw) --image-dir $(IMAGE_DIR) --cni-plugin $(abspath $(BIN))/kubik-cni)
 
 # The chapters that run nodes (5-8) may leave them behind when killed with
 # kill -9 or by a crash: their PID file (DIR/cluster.pid) stays.
@@ -110,7 +111,8 @@ OLD_STATE    := pki etcd logs kubelet nodes images *.kubeconfig *.pid
 .PHONY: ch07-run bench-proxy
 ch07-run: images ## chapter 6's cluster + kube-proxy on every node (PROXY_MODE=iptables|nftables) + cluster DNS (kube-system/coredns, 10.96.0.10) (as root)
 	@scripts/ensure-deps.sh $(CH06_DEPS) conntrack=conntrack
-	$(call run,ch07-kube-proxy,3-5 minutes on 2 cores,--nodes $(or $(NODES),2) --backend $(or $(BACKEND),host-gw) --proxy-mode $(or $(PROXY_MODE),iptables) --image-dir $(IMAGE_DIR))
+	$(GO) build -o $(BIN)/kubik-cni ./ch06-cni/cmd/kubik-cni
+	$(call run,ch07-kube-proxy,3-5 minutes on 2 cores,--cni-plugin $(abspath $(BIN))/kubik-cni --nodes $(or $(NODES),2) --backend $(or $(BACKEND),host-gw) --proxy-mode $(or $(PROXY_MODE),iptables) --image-dir $(IMAGE_DIR))
 
 SERVICES     ?= 100,1000,5000,10000
 bench-proxy: ## ch07 kube-proxy vs upstream v1.35.4: one-change sync, full resync, rule count at SERVICES, both modes (root)

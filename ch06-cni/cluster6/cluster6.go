@@ -48,6 +48,10 @@ type Config struct {
 	Nodes    int    // --nodes: how many machines
 	NodeCIDR string // --node-cidr: the node network (10.240.0.0/24)
 	Backend  string // --backend: host-gw or vxlan
+	// CNIPlugin is --cni-plugin: a kubik-cni binary for the nodes (empty:
+	// this program, which is the plugin too, but starts slower: every
+	// package of the cluster initialises on every CNI call).
+	CNIPlugin string
 	// NodeIPAM is the controller manager's node-ipam-controller:
 	// --allocate-node-cidrs (on here), --cluster-cidr, --node-cidr-mask-size.
 	NodeIPAM nodeipam.Options
@@ -74,6 +78,7 @@ func (c *Config) AddFlags(fs *flag.FlagSet) {
 	fs.IntVar(&c.Nodes, "nodes", c.Nodes, "how many nodes to run, each a network namespace machine with containerd, the kubelet and the node agent")
 	fs.StringVar(&c.NodeCIDR, "node-cidr", c.NodeCIDR, "the node network (the bridge takes its first address, node i the .10+i)")
 	fs.StringVar(&c.Backend, "backend", c.Backend, "how pods reach other nodes' pods: host-gw (routes via the node IPs) or vxlan (an overlay, VNI 1, port 8472)")
+	fs.StringVar(&c.CNIPlugin, "cni-plugin", c.CNIPlugin, "a kubik-cni binary (go build ./ch06-cni/cmd/kubik-cni) that containerd execs on the nodes (default: this program, which is the plugin too when run as kubik-cni, but starts slower)")
 }
 
 // Cluster is a running chapter 6 cluster.
@@ -142,6 +147,16 @@ func Start(ctx context.Context, cfg *Config, log *slog.Logger) (_ *Cluster, err 
 	}
 	if err := containerd.CheckHost(); err != nil {
 		return nil, err
+	}
+	if cfg.CNIPlugin != "" {
+		abs, err := filepath.Abs(cfg.CNIPlugin)
+		if err == nil {
+			_, err = os.Stat(abs)
+		}
+		if err != nil {
+			return nil, fmt.Errorf("--cni-plugin: %w", err)
+		}
+		cfg.CNIPlugin = abs
 	}
 	fcfg, err := FabricConfig(cfg.DataDir, cfg.NodeCIDR, cfg.NodeIPAM.ClusterCIDR, cfg.ServiceClusterIPRange, log)
 	if err != nil {
@@ -238,7 +253,7 @@ func (c *Cluster) startMachine(ctx context.Context, cfg *Config, name string, i 
 		return nil, fmt.Errorf("--cluster-cidr: %w", err)
 	}
 	subnetFile := filepath.Join(m.Dir, "subnet.env")
-	ncfg := &node6.Config{Node: node, KubeletKubeconfig: kubeletKC, LogLevel: cfg.LogLevel,
+	ncfg := &node6.Config{Node: node, KubeletKubeconfig: kubeletKC, LogLevel: cfg.LogLevel, CNIPlugin: cfg.CNIPlugin,
 		Agent: nodeagent.Config{NodeName: name, Kubeconfig: agentKC, Backend: cfg.Backend, ClusterCIDR: clusterCIDR,
 			Interface: "eth0", PublicIP: fm.IP, SubnetFile: subnetFile, CNIConfPath: rt.ConfListPath(),
 			CNIConfList: node6.ConfList(rt.Name, subnetFile, filepath.Join(node.RootDir, "ipam"))}}

@@ -48,6 +48,9 @@ type Config struct {
 	KubeletKubeconfig string
 	Agent             nodeagent.Config // the node agent; its Kubeconfig is its own identity
 	LogLevel          string
+	// CNIPlugin is the kubik-cni binary the node's plugin directory links
+	// to; empty: this program, which acts as the plugin under that name.
+	CNIPlugin string `json:",omitempty"`
 }
 
 // WriteConfig writes cfg (a Config, or a later chapter's that embeds one)
@@ -89,13 +92,14 @@ func ConfList(name, subnetFile, ipamDir string) []byte {
 }
 
 // PrepareBinDir makes dir the node's CNI plugin directory: kubik-cni is a
-// link to self (the program), loopback and portmap the reference plugins.
-func PrepareBinDir(dir, self string) error {
+// link to plugin (this program, or a kubik-cni binary of its own),
+// loopback and portmap the reference plugins.
+func PrepareBinDir(dir, plugin string) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
 	for name, target := range map[string]string{
-		kubikcni.PluginType: self,
+		kubikcni.PluginType: plugin,
 		"loopback":          filepath.Join(containerd.CNIBinDir, "loopback"),
 		"portmap":           filepath.Join(containerd.CNIBinDir, "portmap"),
 	} {
@@ -161,8 +165,12 @@ func Run(ctx context.Context, cfg *Config, log *slog.Logger) error {
 	if err != nil {
 		return err
 	}
+	plugin := self
+	if cfg.CNIPlugin != "" {
+		plugin = cfg.CNIPlugin
+	}
 	network := Network{Dir: filepath.Join(cfg.Node.RootDir, "cni", "bin")}
-	if err := PrepareBinDir(network.Dir, self); err != nil {
+	if err := PrepareBinDir(network.Dir, plugin); err != nil {
 		return err
 	}
 	cfg.Node.Network = network

@@ -100,7 +100,8 @@ func newFabric(t *testing.T, backend string) *fabric {
 }
 
 // freeThirdOctet picks X so that 10.240.X.0/24 overlaps no route or
-// address of the root namespace (a chapter's cluster may use 10.240.0.0/24).
+// address of the root namespace (a chapter's cluster may use 10.240.0.0/24)
+// but the guard routes.
 func freeThirdOctet(t *testing.T) int {
 	t.Helper()
 	routes, err := netlink.RouteListFiltered(netlink.FAMILY_V4, &netlink.Route{Table: syscall.RT_TABLE_UNSPEC}, netlink.RT_FILTER_TABLE)
@@ -116,6 +117,12 @@ func freeThirdOctet(t *testing.T) int {
 		p := netip.PrefixFrom(netip.AddrFrom4([4]byte{10, 240, byte(x), 0}), 24)
 		used := false
 		for _, r := range routes {
+			// A running chapter's guard routes (unreachable 10.240.0.0/16)
+			// cover every candidate; the test's bridge route is more
+			// specific and wins over them.
+			if r.Type == syscall.RTN_UNREACHABLE {
+				continue
+			}
 			if d, ok := prefixOf(r.Dst); ok && d.Bits() > 0 && d.Overlaps(p) {
 				used = true
 			}

@@ -91,6 +91,7 @@ type Cluster struct {
 	cmd        *exec.Cmd
 	logs       *SyncBuffer
 	done       chan struct{}
+	stopGrace  time.Duration
 	wrap       func(argv ...string) []string
 	dial       func(ctx context.Context, network, addr string) (net.Conn, error)
 }
@@ -102,6 +103,9 @@ type Options struct {
 	// Sandbox, when set, runs the binary and every kubectl of the cluster
 	// inside it (see NewSandbox).
 	Sandbox *Sandbox
+	// StopGrace is how long Stop waits after SIGTERM before SIGKILL
+	// (default 5 s; chapters with machines stop their nodes first).
+	StopGrace time.Duration
 }
 
 // Start runs binary with --data-dir and --secure-port on a free port, waits
@@ -143,6 +147,7 @@ func Launch(binary string, o Options) (*Cluster, error) {
 		if o.Sandbox != nil {
 			c.wrap, c.dial = o.Sandbox.Wrap, o.Sandbox.DialContext
 		}
+		c.stopGrace = o.StopGrace
 		argv := c.argv(append([]string{binary, "--data-dir", o.DataDir, "--secure-port", strconv.Itoa(port)}, o.Args...)...)
 		c.cmd = exec.Command(argv[0], argv[1:]...)
 		c.cmd.Stdout = c.logs
@@ -213,7 +218,8 @@ func (c *Cluster) waitReady(timeout time.Duration) error {
 	return fmt.Errorf("no ok from %s/readyz within %v", c.URL, timeout)
 }
 
-// Stop ends the process (SIGTERM, then SIGKILL after 5 s) and its children.
+// Stop ends the process (SIGTERM, then SIGKILL after Options.StopGrace,
+// 5 s by default) and its children.
 func (c *Cluster) Stop() {
 	if c.cmd == nil || c.cmd.Process == nil {
 		return
@@ -224,9 +230,13 @@ func (c *Cluster) Stop() {
 	default:
 	}
 	syscall.Kill(-c.cmd.Process.Pid, syscall.SIGTERM)
+	grace := c.stopGrace
+	if grace == 0 {
+		grace = 5 * time.Second
+	}
 	select {
 	case <-c.done:
-	case <-time.After(5 * time.Second):
+	case <-time.After(grace):
 		syscall.Kill(-c.cmd.Process.Pid, syscall.SIGKILL)
 		<-c.done
 	}
