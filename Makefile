@@ -174,7 +174,7 @@ REF_COMPONENTS ?= kube-controller-manager,kube-scheduler
 KUBECTL_VERSION ?= 1.33
 SCENARIO     ?= compare/scenarios/*.md
 
-ref-build: ## build upstream kube-apiserver/-controller-manager/-scheduler REF_VERSION (v1.35.4) into REF_DIR/bin (.kubik/ref/bin; ~20 CPU-min cold)
+ref-build: ## build upstream kube-apiserver/-controller-manager/-scheduler, kube-proxy and kubelet REF_VERSION (v1.35.4) into REF_DIR/bin (.kubik/ref/bin; ~20 CPU-min cold)
 	@REF_DIR=$(REF_DIR) REF_VERSION=$(REF_VERSION) scripts/ref-build.sh
 
 ref-up: ref-build ## run the reference Kubernetes control plane on free loopback ports

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Builds upstream Kubernetes control-plane binaries (kube-apiserver,
-# kube-controller-manager, kube-scheduler) of version $REF_VERSION from the Go
+# Builds upstream Kubernetes binaries (kube-apiserver, kube-controller-manager,
+# kube-scheduler, kube-proxy, kubelet) of version $REF_VERSION from the Go
 # module proxy into $REF_DIR/bin, for the reference cluster next to Kubik.
 #
 # k8s.io/kubernetes cannot be required like an ordinary module: its go.mod
@@ -15,7 +15,7 @@ REF_VERSION=${REF_VERSION:-v1.35.4}
 REF_DIR=${REF_DIR:-.kubik/ref}
 STAGING_VERSION="v0.${REF_VERSION#v1.}"
 minor=${REF_VERSION#v1.}; minor=${minor%%.*}
-BINARIES=${REF_BINARIES:-kube-apiserver kube-controller-manager kube-scheduler}
+BINARIES=${REF_BINARIES:-kube-apiserver kube-controller-manager kube-scheduler kube-proxy kubelet}
 
 mkdir -p "$REF_DIR/src" "$REF_DIR/bin"
 REF_DIR=$(cd "$REF_DIR" && pwd)
@@ -56,6 +56,8 @@ import (
 	_ "k8s.io/kubernetes/cmd/kube-apiserver"
 	_ "k8s.io/kubernetes/cmd/kube-controller-manager"
 	_ "k8s.io/kubernetes/cmd/kube-scheduler"
+	_ "k8s.io/kubernetes/cmd/kube-proxy"
+	_ "k8s.io/kubernetes/cmd/kubelet"
 )
 GO
 
