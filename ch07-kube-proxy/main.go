@@ -9,7 +9,7 @@
 //	make ch07-run     # as root, e.g. sudo env "PATH=$PATH" make ch07-run
 //	kubectl create deployment web --image=kubik.local/demo:1.0 --replicas=3
 //	kubectl expose deployment web --port=80 --target-port=8080
-//	kubectl run client --image=busybox --restart=Never -it --rm -- wget -qO- http://web
+//	kubectl run client --image=busybox:1.35 --restart=Never -it --rm -- wget -qO- http://web
 //
 // As in chapter 6 the program is also each machine's node software
 // (`node --config FILE`) and the CNI plugin (run as kubik-cni).

@@ -84,7 +84,7 @@ func (c *Cluster) Welcome(w io.Writer) {
 	for _, m := range c.Machines {
 		nodes = append(nodes, fmt.Sprintf("%s (%s)", m.Name, m.IP))
 	}
-	fmt.Fprintf(w, "nodes: %s; cluster DNS: %s (kube-system/kube-dns)\n\n  kubectl create deployment web --image=kubik.local/demo:1.0 --replicas=3\n  kubectl expose deployment web --port=80 --target-port=8080\n  kubectl run client --image=busybox --restart=Never -it --rm -- wget -qO- http://web\n\n",
+	fmt.Fprintf(w, "nodes: %s; cluster DNS: %s (kube-system/kube-dns)\n\n  kubectl create deployment web --image=kubik.local/demo:1.0 --replicas=3\n  kubectl expose deployment web --port=80 --target-port=8080\n  kubectl run client --image=busybox:1.35 --restart=Never -it --rm -- wget -qO- http://web\n\n",
 		strings.Join(nodes, ", "), ClusterDNS)
 }
 

@@ -5,6 +5,11 @@
 // (and NodePort, and LoadBalancer IP) reaches its pods from any pod and any
 // node. It runs in the machine's network namespace, identity
 // system:kube-proxy, like the kube-proxy DaemonSet's pod on a real node.
+//
+// SIGUSR1 restarts kube-proxy alone, as deleting the kube-proxy pod of a
+// node does (its DaemonSet starts a new one): the new kube-proxy finds the
+// rules the old one left and rewrites them in place. (SIGHUP restarts the
+// kubelet and the node agent, as in chapter 6.)
 package node7
 
 import (
@@ -13,6 +18,9 @@ import (
 	"fmt"
 	"log/slog"
 	"net"
+	"os"
+	"os/signal"
+	"syscall"
 
 	"github.com/vishvananda/netlink"
 	"golang.org/x/sys/unix"
@@ -47,13 +55,34 @@ func Run(ctx context.Context, cfg *Config, log *slog.Logger) error {
 	pctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
 	defer cancel()
 	proxyDone := make(chan error, 1)
-	go func() { proxyDone <- app.Run(pctx, &cfg.Proxy) }()
+	go func() { proxyDone <- runProxy(pctx, &cfg.Proxy, log) }()
 	err := node6.Run(ctx, &cfg.Config, log)
 	cancel()
 	if perr := <-proxyDone; err == nil && perr != nil && !errors.Is(perr, context.Canceled) {
 		err = fmt.Errorf("kube-proxy: %w", perr)
 	}
 	return err
+}
+
+// runProxy runs kube-proxy until ctx ends, and restarts it on SIGUSR1.
+func runProxy(ctx context.Context, o *app.Options, log *slog.Logger) error {
+	usr1 := make(chan os.Signal, 1)
+	signal.Notify(usr1, syscall.SIGUSR1)
+	defer signal.Stop(usr1)
+	for {
+		pctx, stop := context.WithCancel(ctx)
+		done := make(chan error, 1)
+		go func() { done <- app.Run(pctx, o) }()
+		select {
+		case err := <-done:
+			stop()
+			return err
+		case <-usr1:
+			stop()
+			<-done
+			log.Info("kube-proxy restarting", "component", "kube-proxy", "signal", "SIGUSR1")
+		}
+	}
 }
 
 // routeServiceCIDR: `ip route replace <cidr> dev <iface>` in this

@@ -1,246 +1,127 @@
-// Command bench-proxy measures the proxiers against the real kernel: in a
-// scratch network namespace it loads N Services with 2 endpoints each and
-// reports the time of the first (full) sync, of a sync after one Service's
-// endpoints change (the time for the change to reach the kernel), of a
-// forced full resync, and the number of rules (iptables) or table lines
-// (nftables) the kernel holds.
+// Command bench-proxy measures chapter 7's kube-proxy against upstream
+// kube-proxy v1.35.4, side by side on the same kind of node, and the
+// cluster DNS server (`make bench-proxy`).
 //
-//	bench-proxy -mode nftables -services 100,1000,5000,10000
+// For every Service count (-services 100,1000,5000,10000; 2 endpoints
+// each), created through a chapter 1 apiserver this program starts, and for
+// every mode (-mode iptables, nftables or both), each proxier — ours
+// (ch07-kube-proxy/cmd/kube-proxy) and upstream's (kube-proxy from
+// -ref-bin) — runs as its own process, one after the other so they never
+// share the CPU, in a fresh network namespace that looks like a node to it
+// (lo, an eth0 with the node's address, nothing connected), with the same
+// flags, against the same apiserver objects:
 //
-// It needs root; it creates and deletes the namespace kubik-pbench-<pid>.
+//   - start: from the process's start until its first sync is in the
+//     kernel (listing N Services and EndpointSlices, then a full sync), and
+//     that sync's own duration;
+//   - one change: one EndpointSlice's endpoint is replaced through the
+//     apiserver; the time from the request until the proxier's sync of it
+//     has finished (kube-proxy's metric of its last sync), and the sync's
+//     duration (the rest is the watch reaching the proxier), averaged over
+//     -rounds;
+//   - full resync: the Node's topology label changes, which makes both
+//     proxiers rewrite every rule (upstream's OnTopologyChange); the sync's
+//     duration, the median of -resyncs;
+//   - rules: the rules the kernel holds (iptables: `-A` lines of
+//     iptables-save; nftables: lines of `nft list table ip kube-proxy`).
+//
+// The times come from the proxiers' own metrics
+// (kubeproxy_sync_proxy_rules_duration_seconds,
+// kubeproxy_sync_proxy_rules_last_timestamp_seconds) read at
+// 127.0.0.1:10249 inside the node's namespace. Then our DNS server
+// (ch07-kube-proxy/cmd/kube-dns, on this machine's loopback, watching the
+// same apiserver) answers -dns-seconds of A queries for random Services
+// from -dns-clients concurrent clients: queries/s, p50, p99.
+//
+// -direct runs the older in-process benchmark instead (our proxiers only,
+// no apiserver, with -cpuprofile). The program needs root; it removes the
+// namespaces and processes it made.
 package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
-	"log/slog"
 	"os"
-	"os/exec"
-	"runtime/pprof"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
 
-	"github.com/containernetworking/plugins/pkg/ns"
-
-	"kubik/ch01-apiserver/api/corev1"
-	"kubik/ch01-apiserver/api/discoveryv1"
-	"kubik/ch01-apiserver/api/metav1"
-	"kubik/ch07-kube-proxy/proxy"
-	"kubik/ch07-kube-proxy/proxy/healthcheck"
-	"kubik/ch07-kube-proxy/proxy/iptables"
-	"kubik/ch07-kube-proxy/proxy/nftables"
-	"kubik/ch07-kube-proxy/proxy/nftables/nft"
-	proxyutil "kubik/ch07-kube-proxy/proxy/util"
+	"kubik/internal/testenv"
 )
 
-// timedNFT measures the time spent in nft itself.
-type timedNFT struct {
-	nft.Interface
-	runTime, listTime time.Duration
-	lastOps           int
+var (
+	modeFlag     = flag.String("mode", "both", "iptables, nftables or both")
+	servicesFlag = flag.String("services", "100,1000,5000,10000", "comma-separated Service counts (2 endpoints each)")
+	refBin       = flag.String("ref-bin", ".kubik/ref/bin", "directory with upstream kube-proxy (make ref-build); without it only ours runs")
+	rounds       = flag.Int("rounds", 5, "one-change syncs measured per proxier, averaged")
+	resyncCount  = flag.Int("resyncs", 3, "full resyncs measured per proxier (the median is reported)")
+	dnsSeconds   = flag.Duration("dns-seconds", 5*time.Second, "how long the DNS load runs at each Service count (0: none)")
+	dnsClients   = flag.Int("dns-clients", 16, "concurrent DNS clients")
+	keep         = flag.Bool("keep", false, "keep the work directory (logs) and print its path")
+	direct       = flag.Bool("direct", false, "run the in-process benchmark of our proxiers only (no apiserver, no upstream)")
+	cpuProfile   = flag.String("cpuprofile", "", "with -direct: write a CPU profile of the one-change syncs to this file")
+)
+
+func main() {
+	testenv.BenchMain("bench-proxy", run)
 }
 
-func (t *timedNFT) Run(ctx context.Context, tx *nft.Transaction) error {
-	start := time.Now()
-	defer func() { t.runTime += time.Since(start) }()
-	t.lastOps = tx.NumOperations()
-	return t.Interface.Run(ctx, tx)
-}
-
-func (t *timedNFT) ListAll(ctx context.Context) (map[string][]string, error) {
-	start := time.Now()
-	defer func() { t.listTime += time.Since(start) }()
-	return t.Interface.ListAll(ctx)
-}
-
-func (t *timedNFT) ListElements(ctx context.Context, typ, name string) ([]*nft.Element, error) {
-	start := time.Now()
-	defer func() { t.listTime += time.Since(start) }()
-	return t.Interface.ListElements(ctx, typ, name)
-}
-
-func (t *timedNFT) reset() { t.runTime, t.listTime = 0, 0 }
-
-// syncer is what the benchmark drives: the informer handlers and a sync.
-type syncer interface {
-	proxy.Provider
-	SyncProxyRules() error
-}
-
-var profilePath string
-
-func service(i int) *corev1.Service {
-	return &corev1.Service{ObjectMeta: metav1.ObjectMeta{Namespace: "bench", Name: fmt.Sprintf("svc-%d", i)},
-		Spec: corev1.ServiceSpec{Type: corev1.ServiceTypeClusterIP, ClusterIP: fmt.Sprintf("10.96.%d.%d", i/250, i%250+1),
-			Ports: []corev1.ServicePort{{Name: "http", Port: 80, Protocol: corev1.ProtocolTCP}}}}
-}
-
-func slice(i, generation int) *discoveryv1.EndpointSlice {
-	name, port, proto, ready := "http", int32(8080), corev1.ProtocolTCP, true
-	s := &discoveryv1.EndpointSlice{ObjectMeta: metav1.ObjectMeta{Namespace: "bench", Name: fmt.Sprintf("svc-%d-1", i),
-		Labels: map[string]string{discoveryv1.LabelServiceName: fmt.Sprintf("svc-%d", i)}},
-		AddressType: discoveryv1.AddressTypeIPv4,
-		Ports:       []discoveryv1.EndpointPort{{Name: &name, Port: &port, Protocol: &proto}}}
-	for e := 0; e < 2; e++ {
-		ip := fmt.Sprintf("10.%d.%d.%d", 128+(2*i+e+generation)/62500%100, (2*i+e+generation)/250%250, (2*i+e+generation)%250+1)
-		s.Endpoints = append(s.Endpoints, discoveryv1.Endpoint{Addresses: []string{ip}, Conditions: discoveryv1.EndpointConditions{Ready: &ready}})
+func run(ctx context.Context) error {
+	if os.Geteuid() != 0 {
+		return errors.New("needs root: it creates network namespaces and runs kube-proxy in them")
 	}
-	return s
-}
-
-func run(args ...string) string {
-	out, err := exec.Command(args[0], args[1:]...).CombinedOutput()
-	if err != nil {
-		fmt.Fprintf(os.Stderr, "%s: %v\n%s", strings.Join(args, " "), err, out)
-		os.Exit(1)
-	}
-	return string(out)
-}
-
-func bench(mode string, n int) error {
-	name := fmt.Sprintf("kubik-pbench-%d", os.Getpid())
-	run("ip", "netns", "add", name)
-	defer exec.Command("ip", "netns", "del", name).Run()
-	netns, err := ns.GetNS("/run/netns/" + name)
+	counts, err := parseCounts(*servicesFlag)
 	if err != nil {
 		return err
 	}
-	defer netns.Close()
-	log := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
-
-	return netns.Do(func(ns.NetNS) error {
-		var p syncer
-		var timed *timedNFT
-		nftTime := func() string {
-			if timed == nil {
-				return ""
-			}
-			defer timed.reset()
-			return fmt.Sprintf(" (nft run %s, nft list %s)", timed.runTime.Round(time.Millisecond), timed.listTime.Round(time.Millisecond))
-		}
-		common := func() (proxyutil.LocalTrafficDetector, healthcheck.ServiceHealthServer) {
-			return proxyutil.NewDetectLocalByCIDR("10.128.0.0/9"), healthcheck.FakeServiceHealthServer{}
-		}
-		det, hs := common()
-		switch mode {
-		case "iptables":
-			ipt, err := iptables.New()
-			if err != nil {
-				return err
-			}
-			p, err = iptables.NewProxier(iptables.Config{IPTables: ipt, SyncPeriod: 30 * time.Second, MasqueradeBit: 14,
-				LocalhostNodePorts: true, LocalDetector: det, NodeName: "node-1", ServiceHealthServer: hs, Logger: log})
-			if err != nil {
-				return err
-			}
-		case "nftables":
-			real, err := nft.New(nft.IPv4Family, "kube-proxy")
-			if err != nil {
-				return err
-			}
-			timed = &timedNFT{Interface: real}
-			p, err = nftables.NewProxier(nftables.Config{NFTables: timed, SyncPeriod: 30 * time.Second, MasqueradeBit: 14,
-				LocalDetector: det, NodeName: "node-1", NodePortAddresses: []string{"10.240.0.11/32"}, ServiceHealthServer: hs, Logger: log})
-			if err != nil {
-				return err
-			}
-		default:
-			return fmt.Errorf("unknown mode %q", mode)
-		}
-		for i := 0; i < n; i++ {
-			p.OnServiceAdd(service(i))
-			p.OnEndpointSliceAdd(slice(i, 0))
-		}
-		start := time.Now()
-		p.OnServiceSynced() // not initialized yet: no sync
-		p.OnEndpointSlicesSynced()
-		full := time.Since(start)
-		fullDetail := nftTime()
-
-		// One Service's endpoints change; time until the kernel has it.
-		var one time.Duration
-		const rounds = 5
-		if profilePath != "" {
-			f, err := os.Create(profilePath)
-			if err != nil {
-				return err
-			}
-			defer f.Close()
-			if err := pprof.StartCPUProfile(f); err != nil {
-				return err
-			}
-		}
-		for r := 1; r <= rounds; r++ {
-			p.OnEndpointSliceUpdate(slice(n/2, r-1), slice(n/2, r))
-			start = time.Now()
-			if err := p.SyncProxyRules(); err != nil {
-				return err
-			}
-			one += time.Since(start)
-		}
-		one /= rounds
-		if profilePath != "" {
-			pprof.StopCPUProfile()
-		}
-		oneDetail := nftTime()
-
-		// A forced full resync (what a topology change or a flush causes).
-		p.OnTopologyChange(map[string]string{"topology.kubernetes.io/zone": "a"})
-		start = time.Now()
-		if err := p.SyncProxyRules(); err != nil {
-			return err
-		}
-		resync := time.Since(start)
-		resyncDetail := nftTime()
-
-		var count int
-		if mode == "iptables" {
-			for _, l := range strings.Split(run("iptables-save"), "\n") {
-				if strings.HasPrefix(l, "-A ") {
-					count++
+	modes := []string{*modeFlag}
+	switch *modeFlag {
+	case "both":
+		modes = []string{"iptables", "nftables"}
+	case "iptables", "nftables":
+	default:
+		return fmt.Errorf("-mode %q: iptables, nftables or both", *modeFlag)
+	}
+	if *direct {
+		profilePath = *cpuProfile
+		for _, m := range modes {
+			for _, n := range counts {
+				if err := benchDirect(m, n); err != nil {
+					return err
 				}
 			}
-		} else {
-			count = strings.Count(run("nft", "list", "table", "ip", "kube-proxy"), "\n")
 		}
-		unit := "rules"
-		if mode == "nftables" {
-			unit = "table lines"
-		}
-		fmt.Printf("%-8s services=%-6d %s=%d\n  first sync      %s%s\n  one-change sync %s%s (average of %d)\n  full resync     %s%s\n",
-			mode, n, unit, count, full.Round(time.Millisecond), fullDetail, one.Round(time.Millisecond), oneDetail, rounds,
-			resync.Round(time.Millisecond), resyncDetail)
 		return nil
-	})
+	}
+	upstream := filepath.Join(*refBin, "kube-proxy")
+	if _, err := os.Stat(upstream); err != nil {
+		fmt.Printf("upstream kube-proxy not found at %s (make ref-build): measuring ours only\n\n", upstream)
+		upstream = ""
+	}
+	dir, cleanup, err := testenv.WorkDir("kubik-bench-proxy-", *keep)
+	if err != nil {
+		return err
+	}
+	defer cleanup()
+	results, dnsResults, err := sideBySide(ctx, dir, counts, modes, upstream)
+	printReport(os.Stdout, results, dnsResults, upstream != "")
+	return err
 }
 
-func main() {
-	mode := flag.String("mode", "nftables", "iptables or nftables (or both)")
-	services := flag.String("services", "100,1000,5000,10000", "comma-separated Service counts (2 endpoints each)")
-	cpuProfile := flag.String("cpuprofile", "", "write a CPU profile of the one-change syncs to this file")
-	flag.Parse()
-	profilePath = *cpuProfile
-	if os.Geteuid() != 0 {
-		fmt.Fprintln(os.Stderr, "bench-proxy needs root (it creates a network namespace)")
-		os.Exit(1)
-	}
-	modes := []string{*mode}
-	if *mode == "both" {
-		modes = []string{"iptables", "nftables"}
-	}
-	for _, m := range modes {
-		for _, s := range strings.Split(*services, ",") {
-			n, err := strconv.Atoi(strings.TrimSpace(s))
-			if err != nil || n <= 0 || n > 60000 {
-				fmt.Fprintf(os.Stderr, "bad Service count %q\n", s)
-				os.Exit(2)
-			}
-			if err := bench(m, n); err != nil {
-				fmt.Fprintln(os.Stderr, err)
-				os.Exit(1)
-			}
+func parseCounts(s string) ([]int, error) {
+	var counts []int
+	for _, f := range strings.Split(s, ",") {
+		n, err := strconv.Atoi(strings.TrimSpace(f))
+		if err != nil || n <= 0 || n > 40000 {
+			return nil, fmt.Errorf("bad Service count %q (1 to 40000)", f)
 		}
+		if len(counts) > 0 && n <= counts[len(counts)-1] {
+			return nil, fmt.Errorf("-services must grow: %s", s)
+		}
+		counts = append(counts, n)
 	}
+	return counts, nil
 }

@@ -3,6 +3,7 @@ package iptables
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"os/exec"
 	"strings"
@@ -70,21 +71,18 @@ func New() (Interface, error) {
 }
 
 func (r *iptablesRunner) EnsureChain(table Table, chain Chain) (bool, error) {
-	exists, err := r.ipt.ChainExists(string(table), string(chain))
-	if err != nil {
-		return false, err
+	// As upstream: create the chain and take exit status 1 ("Chain already
+	// exists") for an existing one. Asking first would make iptables read
+	// the chain's rules: tens of thousands in KUBE-SERVICES.
+	err := r.ipt.NewChain(string(table), string(chain))
+	if err == nil {
+		return false, nil
 	}
-	if exists {
+	var e *goiptables.Error
+	if errors.As(err, &e) && e.ExitStatus() == 1 {
 		return true, nil
 	}
-	if err := r.ipt.NewChain(string(table), string(chain)); err != nil {
-		// Someone else may have just created it.
-		if exists, err2 := r.ipt.ChainExists(string(table), string(chain)); err2 == nil && exists {
-			return true, nil
-		}
-		return false, fmt.Errorf("error creating chain %q: %w", chain, err)
-	}
-	return false, nil
+	return false, fmt.Errorf("error creating chain %q: %w", chain, err)
 }
 
 func (r *iptablesRunner) EnsureRule(table Table, chain Chain, args ...string) (bool, error) {

@@ -577,7 +577,7 @@ func (p *Proxier) SyncProxyRules() (retryError error) {
 	if p.healthzServer != nil {
 		p.healthzServer.Updated(p.ipFamily)
 	}
-	metrics.Set("kubeproxy_sync_proxy_rules_last_timestamp_seconds", float64(time.Now().Unix()))
+	metrics.Set("kubeproxy_sync_proxy_rules_last_timestamp_seconds", float64(time.Now().UnixNano())/1e9)
 
 	// Health-check node ports follow the Services and their local endpoints.
 	if err := p.serviceHealthServer.SyncServices(p.svcPortMap.HealthCheckNodePorts()); err != nil {

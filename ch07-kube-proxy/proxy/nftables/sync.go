@@ -404,7 +404,7 @@ func (p *Proxier) SyncProxyRules() (retryError error) {
 	if p.healthzServer != nil {
 		p.healthzServer.Updated(p.ipFamily)
 	}
-	metrics.Set("kubeproxy_sync_proxy_rules_last_timestamp_seconds", float64(time.Now().Unix()))
+	metrics.Set("kubeproxy_sync_proxy_rules_last_timestamp_seconds", float64(time.Now().UnixNano())/1e9)
 
 	if err := p.serviceHealthServer.SyncServices(p.svcPortMap.HealthCheckNodePorts()); err != nil {
 		p.log.Error("Error syncing healthcheck services", "err", err)

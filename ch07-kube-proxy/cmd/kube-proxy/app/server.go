@@ -15,6 +15,7 @@ import (
 	"net/http"
 	"os"
 	"strings"
+	"sync"
 	"time"
 
 	"kubik/ch01-apiserver/api/corev1"
@@ -135,7 +136,10 @@ func nodeIPFromNode(n *corev1.Node) net.IP {
 	return nil
 }
 
-// Run runs kube-proxy until ctx ends.
+// Run runs kube-proxy until ctx ends. It returns once everything it
+// opened is closed again — the health, metrics and health-check node port
+// listeners — so that it can be run again in the same process (node7
+// restarts it on SIGUSR1).
 func Run(ctx context.Context, o *Options) error {
 	log := slog.New(slog.NewTextHandler(os.Stderr, nil)).With("component", "kube-proxy")
 	slog.SetDefault(log)
@@ -177,18 +181,31 @@ func Run(ctx context.Context, o *Options) error {
 	}
 	log.Info("Starting kube-proxy", "mode", o.ProxyMode, "node", name, "nodeIP", nodeIP.String(), "nodePortAddresses", nodePortAddresses)
 
+	var servers sync.WaitGroup
+	defer servers.Wait()
 	var hz *healthcheck.ProxyHealthServer
 	if o.HealthzBindAddress != "" {
 		hz = healthcheck.NewProxyHealthServer(o.HealthzBindAddress, 2*o.SyncPeriod, informers.CurrentNode)
-		go func() {
+		servers.Go(func() {
 			if err := hz.Run(ctx); err != nil {
 				log.Error("Healthz server failed", "err", err)
 			}
-		}()
+		})
 	}
 	if o.MetricsBindAddress != "" {
-		go serveMetrics(ctx, o.MetricsBindAddress, log)
+		servers.Go(func() { serveMetrics(ctx, o.MetricsBindAddress, log) })
 	}
+	// The health-check node ports of externalTrafficPolicy Local Services.
+	// Closed on the way out: every port it serves is listed again by the
+	// next run's first sync.
+	npa := proxyutil.NewNodePortAddresses(corev1.IPv4Protocol, nodePortAddresses)
+	var hcs healthcheck.ServiceHealthServer
+	if hz != nil {
+		hcs = healthcheck.NewServiceHealthServer(name, npa, hz, log)
+	} else {
+		hcs = healthcheck.NewServiceHealthServer(name, npa, nil, log)
+	}
+	defer hcs.SyncServices(nil)
 
 	detector := proxyutil.NewNoOpLocalDetector()
 	if o.ClusterCIDR != "" {
@@ -206,14 +223,16 @@ func Run(ctx context.Context, o *Options) error {
 		}
 		p, err = iptables.NewProxier(iptables.Config{IPTables: ipt, SyncPeriod: o.SyncPeriod, MinSyncPeriod: o.MinSyncPeriod,
 			MasqueradeAll: o.MasqueradeAll, LocalhostNodePorts: o.LocalhostNodePorts, MasqueradeBit: o.MasqueradeBit,
-			LocalDetector: detector, NodeName: name, NodeIP: nodeIP, HealthzServer: hz, NodePortAddresses: nodePortAddresses, Logger: log})
+			LocalDetector: detector, NodeName: name, NodeIP: nodeIP, HealthzServer: hz, ServiceHealthServer: hcs,
+			NodePortAddresses: nodePortAddresses, Logger: log})
 		if err != nil {
 			return err
 		}
 	case "nftables":
 		p, err = nftables.NewProxier(nftables.Config{SyncPeriod: o.SyncPeriod, MinSyncPeriod: o.MinSyncPeriod,
 			MasqueradeAll: o.MasqueradeAll, MasqueradeBit: o.MasqueradeBit,
-			LocalDetector: detector, NodeName: name, NodeIP: nodeIP, HealthzServer: hz, NodePortAddresses: nodePortAddresses, Logger: log})
+			LocalDetector: detector, NodeName: name, NodeIP: nodeIP, HealthzServer: hz, ServiceHealthServer: hcs,
+			NodePortAddresses: nodePortAddresses, Logger: log})
 		if err != nil {
 			return err
 		}
