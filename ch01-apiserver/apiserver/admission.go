@@ -9,6 +9,7 @@ import (
 
 	"kubik/ch01-apiserver/api/corev1"
 	"kubik/ch01-apiserver/api/metav1"
+	"kubik/ch01-apiserver/api/networkingv1"
 	"kubik/ch01-apiserver/api/rbacv1"
 	"kubik/ch01-apiserver/api/schedulingv1"
 	"kubik/ch01-apiserver/api/scheme"
@@ -30,6 +31,7 @@ import (
 //     300 s before eviction.
 //   - TaintNodesByCondition: a new Node starts with the not-ready:NoSchedule
 //     taint; the node lifecycle controller removes it once the node is Ready.
+//   - DefaultIngressClass and RuntimeClass: admission_classes.go.
 //
 // Defaulting (upstream does it while decoding) runs first.
 
@@ -64,6 +66,14 @@ func (s *Server) admit(ctx context.Context, q *request, obj, old metav1.Object) 
 			return err
 		}
 		admitDefaultTolerationSeconds(pod)
+		if err := s.admitRuntimeClass(ctx, res, pod); err != nil {
+			return err
+		}
+	}
+	if ing, ok := obj.(*networkingv1.Ingress); ok && old == nil {
+		if err := s.admitDefaultIngressClass(ctx, ing); err != nil {
+			return err
+		}
 	}
 	return nil
 }

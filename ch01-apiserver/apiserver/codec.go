@@ -63,6 +63,26 @@ func decodeFromStorage(res *scheme.Resource, kv storage.KeyValue) (metav1.Object
 	return obj, nil
 }
 
+// servedForm is the object a write answers with. For a kind stored in
+// another version (autoscaling/v1 HorizontalPodAutoscalers) it is the stored
+// bytes converted back, so the client sees the defaults and round-trip
+// annotations a later read shows, as upstream answers with the stored
+// internal object converted to the request's version. rev 0 (a dry run)
+// keeps obj's resourceVersion.
+func servedForm(res *scheme.Resource, obj metav1.Object, data []byte, rev int64) metav1.Object {
+	if res.Storage == nil {
+		return obj
+	}
+	out, err := decodeFromStorage(res, storage.KeyValue{Value: data, ModRevision: rev})
+	if err != nil {
+		return obj
+	}
+	if rev == 0 {
+		out.GetObjectMeta().ResourceVersion = obj.GetObjectMeta().ResourceVersion
+	}
+	return out
+}
+
 func setTypeMeta(res *scheme.Resource, obj metav1.Object) {
 	tm := obj.GetTypeMeta()
 	tm.Kind = res.Kind

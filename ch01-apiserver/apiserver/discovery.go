@@ -183,6 +183,10 @@ func resourceList(gv string) (metav1.APIResourceList, bool) {
 		}
 		found = true
 		hash := storageVersionHash(r.Group, r.Version, r.Kind)
+		if sc := r.Storage; sc != nil {
+			g, v := scheme.SplitGroupVersion(sc.APIVersion)
+			hash = storageVersionHash(g, v, sc.Kind)
+		}
 		if r.NotStored {
 			hash = ""
 		}
@@ -203,7 +207,9 @@ func resourceList(gv string) (metav1.APIResourceList, bool) {
 
 // storageVersionHash tells clients when a resource's storage version
 // changes (the storage-version migrator uses it): the first 8 bytes of the
-// SHA-256 of "group/version/kind", base64-encoded, as upstream computes it.
+// SHA-256 of "group/version/kind" of the stored form (autoscaling/v1
+// HorizontalPodAutoscalers hash as autoscaling/v2, the version they are
+// stored in), base64-encoded, as upstream computes it.
 func storageVersionHash(group, version, kind string) string {
 	sum := sha256.Sum256([]byte(group + "/" + version + "/" + kind))
 	return base64.StdEncoding.EncodeToString(sum[:8])

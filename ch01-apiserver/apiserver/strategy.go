@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"reflect"
 
+	"kubik/ch01-apiserver/api/autoscalingv1"
+	"kubik/ch01-apiserver/api/autoscalingv2"
 	"kubik/ch01-apiserver/api/batchv1"
 	"kubik/ch01-apiserver/api/corev1"
 	"kubik/ch01-apiserver/api/metav1"
@@ -110,6 +112,9 @@ func prepareForUpdate(res *scheme.Resource, obj, old metav1.Object, subresource 
 		}
 		meta.OwnerReferences = oldMeta.OwnerReferences
 		meta.Finalizers = oldMeta.Finalizers
+		if hpa, ok := obj.(*autoscalingv1.HorizontalPodAutoscaler); ok {
+			keepRoundTripAnnotations(hpa, old.(*autoscalingv1.HorizontalPodAutoscaler), autoscalingv2.MetricSpecsAnnotation, autoscalingv2.BehaviorSpecsAnnotation)
+		}
 	case "finalize":
 		ns, oldNS := obj.(*corev1.Namespace), old.(*corev1.Namespace)
 		fin := ns.Spec.Finalizers
@@ -124,6 +129,9 @@ func prepareForUpdate(res *scheme.Resource, obj, old metav1.Object, subresource 
 			if f := nv.FieldByName("Status"); f.IsValid() {
 				f.Set(ov.FieldByName("Status"))
 			}
+		}
+		if hpa, ok := obj.(*autoscalingv1.HorizontalPodAutoscaler); ok {
+			keepRoundTripAnnotations(hpa, old.(*autoscalingv1.HorizontalPodAutoscaler), autoscalingv2.MetricStatusesAnnotation, autoscalingv2.HorizontalPodAutoscalerConditionsAnnotation)
 		}
 		if (res.Generation || res.GenerationOnSpecChange) && !sameSpec(obj, old) {
 			meta.Generation = oldMeta.Generation + 1
@@ -155,4 +163,27 @@ func keepAllocatedValues(svc, old *corev1.Service) {
 	if svc.Spec.IPFamilyPolicy == nil {
 		svc.Spec.IPFamilyPolicy = old.Spec.IPFamilyPolicy
 	}
+}
+
+// keepRoundTripAnnotations: an autoscaling/v1 HorizontalPodAutoscaler
+// carries the v2 fields it lacks in annotations, part of them spec (the
+// metrics, the behavior), part status (the current metrics, the
+// conditions). An update through one endpoint keeps the other part's
+// annotations as stored, as upstream keeps the other part of its
+// internal object.
+func keepRoundTripAnnotations(hpa, old *autoscalingv1.HorizontalPodAutoscaler, keys ...string) {
+	annotations := make(map[string]string, len(hpa.Annotations))
+	for k, v := range hpa.Annotations {
+		annotations[k] = v
+	}
+	for _, k := range keys {
+		delete(annotations, k)
+		if v, ok := old.Annotations[k]; ok {
+			annotations[k] = v
+		}
+	}
+	if len(annotations) == 0 {
+		annotations = nil
+	}
+	hpa.Annotations = annotations
 }

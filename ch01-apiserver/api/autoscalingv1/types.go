@@ -1,7 +1,11 @@
-// Package autoscalingv1 holds autoscaling/v1 Scale, the body of the /scale
-// subresource of Deployments, ReplicaSets and StatefulSets.
+// Package autoscalingv1 holds autoscaling/v1: Scale, the body of the /scale
+// subresource of Deployments, ReplicaSets and StatefulSets, and the first
+// version of HorizontalPodAutoscaler (CPU utilization only; the fields of
+// autoscaling/v2 ride along in annotations). HorizontalPodAutoscalers are
+// stored as autoscaling/v2: conversion.go converts both ways.
 //
-// Upstream: k8s.io/api/autoscaling/v1. HorizontalPodAutoscaler is not served.
+// Upstream: k8s.io/api/autoscaling/v1 and the conversion functions of
+// pkg/apis/autoscaling/v1.
 package autoscalingv1
 
 import "kubik/ch01-apiserver/api/metav1"

@@ -4,12 +4,16 @@ import (
 	"kubik/ch01-apiserver/api/appsv1"
 	"kubik/ch01-apiserver/api/authenticationv1"
 	"kubik/ch01-apiserver/api/authorizationv1"
+	"kubik/ch01-apiserver/api/autoscalingv1"
+	"kubik/ch01-apiserver/api/autoscalingv2"
 	"kubik/ch01-apiserver/api/batchv1"
 	"kubik/ch01-apiserver/api/coordinationv1"
 	"kubik/ch01-apiserver/api/corev1"
 	"kubik/ch01-apiserver/api/discoveryv1"
 	"kubik/ch01-apiserver/api/eventsv1"
 	"kubik/ch01-apiserver/api/metav1"
+	"kubik/ch01-apiserver/api/networkingv1"
+	"kubik/ch01-apiserver/api/nodev1"
 	"kubik/ch01-apiserver/api/policyv1"
 	"kubik/ch01-apiserver/api/rbacv1"
 	"kubik/ch01-apiserver/api/resourcev1"
@@ -104,6 +108,26 @@ var Resources = []*Resource{
 	{Group: "authorization.k8s.io", Version: "v1", Resource: "subjectaccessreviews", Singular: "subjectaccessreview", Kind: "SubjectAccessReview",
 		Verbs: CreateOnly, NotStored: true, New: func() metav1.Object { return &authorizationv1.SubjectAccessReview{} }},
 
+	// autoscaling/v2 is the preferred version and the stored one; autoscaling/v1
+	// objects are converted to and from it (one key space, as upstream).
+	{Group: "autoscaling", Version: "v2", Resource: "horizontalpodautoscalers", Singular: "horizontalpodautoscaler", Kind: "HorizontalPodAutoscaler", Namespaced: true,
+		ShortNames: []string{"hpa"}, Categories: []string{"all"}, Verbs: AllVerbs, StoragePrefix: "horizontalpodautoscalers",
+		Subresources: []Subresource{status("HorizontalPodAutoscaler")},
+		New:          func() metav1.Object { return &autoscalingv2.HorizontalPodAutoscaler{} }},
+	{Group: "autoscaling", Version: "v1", Resource: "horizontalpodautoscalers", Singular: "horizontalpodautoscaler", Kind: "HorizontalPodAutoscaler", Namespaced: true,
+		ShortNames: []string{"hpa"}, Categories: []string{"all"}, Verbs: AllVerbs, StoragePrefix: "horizontalpodautoscalers",
+		Subresources: []Subresource{status("HorizontalPodAutoscaler")},
+		New:          func() metav1.Object { return &autoscalingv1.HorizontalPodAutoscaler{} },
+		Storage: &StorageConversion{
+			New: func() metav1.Object { return &autoscalingv2.HorizontalPodAutoscaler{} }, APIVersion: "autoscaling/v2", Kind: "HorizontalPodAutoscaler",
+			ToStorage: func(o metav1.Object) metav1.Object {
+				return autoscalingv1.ToV2(o.(*autoscalingv1.HorizontalPodAutoscaler))
+			},
+			FromStorage: func(o metav1.Object) metav1.Object {
+				return autoscalingv1.FromV2(o.(*autoscalingv2.HorizontalPodAutoscaler))
+			},
+		}},
+
 	// batch/v1
 	{Group: "batch", Version: "v1", Resource: "cronjobs", Singular: "cronjob", Kind: "CronJob", Namespaced: true,
 		ShortNames: []string{"cj"}, Categories: []string{"all"}, Verbs: AllVerbs, StoragePrefix: "cronjobs", Generation: true,
@@ -133,6 +157,23 @@ var Resources = []*Resource{
 			ToStorage:   func(o metav1.Object) metav1.Object { return eventsv1.ToCore(o.(*eventsv1.Event)) },
 			FromStorage: func(o metav1.Object) metav1.Object { return eventsv1.FromCore(o.(*corev1.Event)) },
 		}},
+
+	// networking.k8s.io/v1
+	{Group: "networking.k8s.io", Version: "v1", Resource: "ingressclasses", Singular: "ingressclass", Kind: "IngressClass",
+		Verbs: AllVerbs, StoragePrefix: "ingressclasses", Generation: true,
+		New: func() metav1.Object { return &networkingv1.IngressClass{} }},
+	{Group: "networking.k8s.io", Version: "v1", Resource: "ingresses", Singular: "ingress", Kind: "Ingress", Namespaced: true,
+		ShortNames: []string{"ing"}, Verbs: AllVerbs, StoragePrefix: "ingress", Generation: true,
+		Subresources: []Subresource{status("Ingress")},
+		New:          func() metav1.Object { return &networkingv1.Ingress{} }},
+	{Group: "networking.k8s.io", Version: "v1", Resource: "networkpolicies", Singular: "networkpolicy", Kind: "NetworkPolicy", Namespaced: true,
+		ShortNames: []string{"netpol"}, Verbs: AllVerbs, StoragePrefix: "networkpolicies", Generation: true,
+		New: func() metav1.Object { return &networkingv1.NetworkPolicy{} }},
+
+	// node.k8s.io/v1
+	{Group: "node.k8s.io", Version: "v1", Resource: "runtimeclasses", Singular: "runtimeclass", Kind: "RuntimeClass",
+		Verbs: AllVerbs, StoragePrefix: "runtimeclasses",
+		New: func() metav1.Object { return &nodev1.RuntimeClass{} }},
 
 	// policy/v1
 	{Group: "policy", Version: "v1", Resource: "poddisruptionbudgets", Singular: "poddisruptionbudget", Kind: "PodDisruptionBudget", Namespaced: true,

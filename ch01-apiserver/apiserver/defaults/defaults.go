@@ -6,7 +6,8 @@
 // and with the same name in its doc comment.
 //
 // Upstream: pkg/apis/core/v1/defaults.go, pkg/apis/apps/v1/defaults.go,
-// pkg/apis/batch/v1/defaults.go, pkg/apis/rbac/v1/defaults.go and friends,
+// pkg/apis/batch/v1/defaults.go, pkg/apis/rbac/v1/defaults.go,
+// pkg/apis/networking/v1 and pkg/apis/autoscaling/v1 and v2 defaults.go and friends,
 // plus what their generated defaulters (zz_generated.defaults.go) add: the
 // walk into nested types, the rounding of every resource list and the
 // "+default=" markers of k8s.io/api (ports' protocol TCP, ...).
@@ -16,10 +17,13 @@ package defaults
 import (
 	"kubik/ch01-apiserver/api/appsv1"
 	"kubik/ch01-apiserver/api/authenticationv1"
+	"kubik/ch01-apiserver/api/autoscalingv1"
+	"kubik/ch01-apiserver/api/autoscalingv2"
 	"kubik/ch01-apiserver/api/batchv1"
 	"kubik/ch01-apiserver/api/corev1"
 	"kubik/ch01-apiserver/api/discoveryv1"
 	"kubik/ch01-apiserver/api/metav1"
+	"kubik/ch01-apiserver/api/networkingv1"
 	"kubik/ch01-apiserver/api/rbacv1"
 	"kubik/ch01-apiserver/api/resourcev1"
 	"kubik/ch01-apiserver/api/schedulingv1"
@@ -70,6 +74,14 @@ func Default(obj metav1.Object) {
 		setDefaultsCronJob(o)
 	case *discoveryv1.EndpointSlice:
 		setDefaultsEndpointSlice(o)
+	case *autoscalingv1.HorizontalPodAutoscaler:
+		setDefaultsHorizontalPodAutoscalerV1(o)
+	case *autoscalingv2.HorizontalPodAutoscaler:
+		setDefaultsHorizontalPodAutoscaler(o)
+	case *networkingv1.NetworkPolicy:
+		setDefaultsNetworkPolicy(o)
+	case *networkingv1.IngressClass:
+		setDefaultsIngressClass(o)
 	case *schedulingv1.PriorityClass:
 		setDefaultsPriorityClass(o)
 	case *resourcev1.ResourceClaim:

@@ -10,12 +10,16 @@ import (
 	"time"
 
 	"kubik/ch01-apiserver/api/appsv1"
+	"kubik/ch01-apiserver/api/autoscalingv1"
+	"kubik/ch01-apiserver/api/autoscalingv2"
 	"kubik/ch01-apiserver/api/batchv1"
 	"kubik/ch01-apiserver/api/coordinationv1"
 	"kubik/ch01-apiserver/api/corev1"
 	"kubik/ch01-apiserver/api/discoveryv1"
 	"kubik/ch01-apiserver/api/eventsv1"
 	"kubik/ch01-apiserver/api/metav1"
+	"kubik/ch01-apiserver/api/networkingv1"
+	"kubik/ch01-apiserver/api/nodev1"
 	"kubik/ch01-apiserver/api/policyv1"
 	"kubik/ch01-apiserver/api/rbacv1"
 	"kubik/ch01-apiserver/api/resourcev1"
@@ -93,6 +97,18 @@ func printerFor(obj metav1.Object) printer {
 		return volumeAttachmentPrinter
 	case *rbacv1.RoleBinding, *rbacv1.ClusterRoleBinding:
 		return bindingPrinter
+	case *networkingv1.Ingress:
+		return ingressPrinter
+	case *networkingv1.IngressClass:
+		return ingressClassPrinter
+	case *networkingv1.NetworkPolicy:
+		return networkPolicyPrinter
+	case *autoscalingv2.HorizontalPodAutoscaler:
+		return horizontalPodAutoscalerPrinter
+	case *autoscalingv1.HorizontalPodAutoscaler:
+		return hpaV1Printer
+	case *nodev1.RuntimeClass:
+		return runtimeClassPrinter
 	}
 	return defaultPrinter
 }
@@ -1102,5 +1118,18 @@ var priorityClassPrinter = printer{
 			policy = string(*pc.PreemptionPolicy)
 		}
 		return []any{pc.Name, int64(pc.Value), pc.GlobalDefault, age(pc.CreationTimestamp, now), policy}, nil
+	},
+}
+
+// RuntimeClasses: upstream's printRuntimeClass (its Handler column has no description).
+var runtimeClassPrinter = printer{
+	columns: []metav1.TableColumnDefinition{
+		nameColumn,
+		column("Handler", "string", ""),
+		ageColumn,
+	},
+	row: func(obj metav1.Object, now time.Time) ([]any, []metav1.TableRowCondition) {
+		rc := obj.(*nodev1.RuntimeClass)
+		return []any{rc.Name, rc.Handler, age(rc.CreationTimestamp, now)}, nil
 	},
 }

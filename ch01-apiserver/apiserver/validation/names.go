@@ -4,7 +4,8 @@
 //
 // One file per area, after upstream: names.go (pkg/util/validation),
 // objectmeta.go (pkg/api/validation), pod.go, service.go, core.go
-// (pkg/apis/core/validation), apps.go, batch.go, other.go. Validate is the
+// (pkg/apis/core/validation), apps.go, batch.go, networking.go,
+// autoscaling.go, node.go, other.go. Validate is the
 // entry point; status.go turns the errors into a 422 Status.
 package validation
 

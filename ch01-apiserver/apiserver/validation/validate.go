@@ -2,11 +2,15 @@ package validation
 
 import (
 	"kubik/ch01-apiserver/api/appsv1"
+	"kubik/ch01-apiserver/api/autoscalingv1"
+	"kubik/ch01-apiserver/api/autoscalingv2"
 	"kubik/ch01-apiserver/api/batchv1"
 	"kubik/ch01-apiserver/api/coordinationv1"
 	"kubik/ch01-apiserver/api/corev1"
 	"kubik/ch01-apiserver/api/discoveryv1"
 	"kubik/ch01-apiserver/api/metav1"
+	"kubik/ch01-apiserver/api/networkingv1"
+	"kubik/ch01-apiserver/api/nodev1"
 	"kubik/ch01-apiserver/api/policyv1"
 	"kubik/ch01-apiserver/api/resourcev1"
 	"kubik/ch01-apiserver/api/schedulingv1"
@@ -71,6 +75,20 @@ func Validate(obj, old metav1.Object) field.ErrorList {
 		return append(meta, validateCSIStorageCapacityUpdate(o, old.(*storagev1.CSIStorageCapacity))...)
 	case *storagev1.VolumeAttachment:
 		return append(meta, validateVolumeAttachmentUpdate(o, old.(*storagev1.VolumeAttachment))...)
+	case *autoscalingv2.HorizontalPodAutoscaler:
+		return append(meta, validateHorizontalPodAutoscaler(o, old.(*autoscalingv2.HorizontalPodAutoscaler))...)
+	case *autoscalingv1.HorizontalPodAutoscaler:
+		return append(meta, validateHorizontalPodAutoscaler(autoscalingv1.ToV2(o), autoscalingv1.ToV2(old.(*autoscalingv1.HorizontalPodAutoscaler)))...)
+	case *networkingv1.Ingress:
+		o2 := old.(*networkingv1.Ingress)
+		meta = append(meta, withoutMetadata(validateIngress(o, o2))...)
+		return append(meta, validateIngressStatus(&o.Status, &o2.Status)...)
+	case *networkingv1.IngressClass:
+		meta = append(meta, ValidateImmutableField(o.Spec.Controller, old.(*networkingv1.IngressClass).Spec.Controller, field.NewPath("spec", "controller"))...)
+		return append(meta, validateIngressClass(o)...)
+	case *nodev1.RuntimeClass:
+		meta = append(meta, withoutMetadata(validateRuntimeClass(o))...)
+		return append(meta, validateRuntimeClassUpdate(o, old.(*nodev1.RuntimeClass))...)
 	case *discoveryv1.EndpointSlice:
 		meta = append(meta, validateEndpointSlice(o)...)
 		return append(meta, ValidateImmutableField(o.AddressType, old.(*discoveryv1.EndpointSlice).AddressType, field.NewPath("addressType"))...)
@@ -162,6 +180,18 @@ func validateCreate(obj metav1.Object) field.ErrorList {
 		return validateCSIStorageCapacity(o)
 	case *storagev1.VolumeAttachment:
 		return append(validateVolumeAttachment(o), validateVolumeAttachmentV1(o)...)
+	case *autoscalingv2.HorizontalPodAutoscaler:
+		return validateHorizontalPodAutoscaler(o, nil)
+	case *autoscalingv1.HorizontalPodAutoscaler:
+		return validateHorizontalPodAutoscaler(autoscalingv1.ToV2(o), nil)
+	case *networkingv1.Ingress:
+		return validateIngress(o, nil)
+	case *networkingv1.IngressClass:
+		return validateIngressClass(o)
+	case *networkingv1.NetworkPolicy:
+		return validateNetworkPolicy(o)
+	case *nodev1.RuntimeClass:
+		return validateRuntimeClass(o)
 	}
 	// Unknown kinds: generic metadata only; the caller knows the scope.
 	m := obj.GetObjectMeta()

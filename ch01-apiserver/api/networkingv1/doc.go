@@ -1,0 +1,10 @@
+// Package networkingv1 holds networking.k8s.io/v1: Ingress and IngressClass
+// (HTTP routing into the cluster) and NetworkPolicy (which pods may talk to
+// which). The apiserver stores them; controllers and network plugins act on
+// them.
+//
+// Upstream: k8s.io/api/networking/v1.
+package networkingv1
+
+// GroupName is the API group of this package's kinds.
+const GroupName = "networking.k8s.io"

@@ -1,0 +1,64 @@
+package printers
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"reflect"
+	"testing"
+
+	"kubik/ch01-apiserver/api/autoscalingv2"
+	"kubik/ch01-apiserver/api/metav1"
+	"kubik/ch01-apiserver/api/networkingv1"
+	"kubik/ch01-apiserver/api/nodev1"
+)
+
+// TestRecordedObjectTables renders the objects of Tables recorded from a
+// real v1.35 apiserver with ?includeObject=Object (so each row carries its
+// whole object) and compares columns and cells: Ingresses (with a load
+// balancer status and more than three hosts), IngressClasses,
+// NetworkPolicies, HorizontalPodAutoscalers (with current metrics) and
+// RuntimeClasses.
+func TestRecordedObjectTables(t *testing.T) {
+	for file, newObj := range map[string]func() metav1.Object{
+		"hpa.table.json":             func() metav1.Object { return &autoscalingv2.HorizontalPodAutoscaler{} },
+		"ingresses.table.json":       func() metav1.Object { return &networkingv1.Ingress{} },
+		"ingressclasses.table.json":  func() metav1.Object { return &networkingv1.IngressClass{} },
+		"networkpolicies.table.json": func() metav1.Object { return &networkingv1.NetworkPolicy{} },
+		"runtimeclasses.table.json":  func() metav1.Object { return &nodev1.RuntimeClass{} },
+	} {
+		t.Run(file, func(t *testing.T) {
+			data, err := os.ReadFile(filepath.Join("testdata", file))
+			if err != nil {
+				t.Fatal(err)
+			}
+			var real struct {
+				ColumnDefinitions []metav1.TableColumnDefinition `json:"columnDefinitions"`
+				Rows              []struct {
+					Cells  []any           `json:"cells"`
+					Object json.RawMessage `json:"object"`
+				} `json:"rows"`
+			}
+			if err := json.Unmarshal(data, &real); err != nil {
+				t.Fatal(err)
+			}
+			for i, row := range real.Rows {
+				obj := newObj()
+				if err := json.Unmarshal(row.Object, obj); err != nil {
+					t.Fatal(err)
+				}
+				if i == 0 && !reflect.DeepEqual(ColumnsFor(obj), real.ColumnDefinitions) {
+					t.Errorf("columns:\n got %+v\nwant %+v", ColumnsFor(obj), real.ColumnDefinitions)
+				}
+				age, err := parseAge(row.Cells[ageIndex(real.ColumnDefinitions)].(string))
+				if err != nil {
+					t.Fatal(err)
+				}
+				cells, _ := printerFor(obj).row(obj, obj.GetObjectMeta().CreationTimestamp.Add(age))
+				if got := jsonRoundTrip(t, cells); !reflect.DeepEqual(got, row.Cells) {
+					t.Errorf("row %d:\n got %#v\nwant %#v", i, got, row.Cells)
+				}
+			}
+		})
+	}
+}
