@@ -19,6 +19,8 @@ requirements=(
 	"openssl openssl"
 	# ch02 lab: reading the apiserver's keys straight from etcd
 	"etcdctl etcd-client"
+	# ch08: `vagrant validate` of the Vagrantfile (its libvirt plugin below)
+	"vagrant vagrant"
 )
 
 # Extra "command=package" pairs may be given as arguments (e.g. etcd=etcd-server).
@@ -38,6 +40,12 @@ for req in "${requirements[@]}"; do
 		missing+=("$pkg")
 	fi
 done
+# Packages with no command of their own: Vagrant's libvirt provider plugin.
+if command -v dpkg-query >/dev/null 2>&1; then
+	for pkg in vagrant-libvirt; do
+		dpkg-query -W -f '${Status}' "$pkg" 2>/dev/null | grep -q "ok installed" || missing+=("$pkg")
+	done
+fi
 [ ${#missing[@]} -eq 0 ] && exit 0
 
 echo "ensure-deps: installing ${missing[*]}"
