@@ -220,10 +220,15 @@ func (k *Kubelet) heartbeat(ctx context.Context) {
 		}
 		ready, _ := k.runtimeReady(ctx)
 		if ready != lastReady || time.Since(lastPost) > 5*time.Minute {
-			if err := k.updateNodeStatus(ctx); err != nil && ctx.Err() == nil {
-				k.log.Warn("cannot update node status", "err", err)
+			// A failed post is tried again at the next tick: only a
+			// status the apiserver took counts as posted.
+			if err := k.updateNodeStatus(ctx); err != nil {
+				if ctx.Err() == nil {
+					k.log.Warn("cannot update node status", "err", err)
+				}
+			} else {
+				lastReady, lastPost = ready, time.Now()
 			}
-			lastReady, lastPost = ready, time.Now()
 		}
 		select {
 		case <-ctx.Done():

@@ -53,6 +53,21 @@ func (k *Kubelet) registerNode(ctx context.Context) error {
 }
 
 func (k *Kubelet) updateNodeStatus(ctx context.Context) error {
+	var err error
+	for i := 0; i < nodeStatusUpdateRetry; i++ {
+		if err = k.tryUpdateNodeStatus(ctx); err == nil || ctx.Err() != nil {
+			return err
+		}
+	}
+	return fmt.Errorf("update node status exceeds retry count: %w", err)
+}
+
+// nodeStatusUpdateRetry is upstream's: a conflict with another writer of
+// the Node (the node agent's annotations, the node lifecycle controller's
+// taints) is retried on a fresh read at once.
+const nodeStatusUpdateRetry = 5
+
+func (k *Kubelet) tryUpdateNodeStatus(ctx context.Context) error {
 	cur, err := rest.Get[corev1.Node](ctx, k.c, "", k.cfg.NodeName)
 	if err != nil {
 		return err
