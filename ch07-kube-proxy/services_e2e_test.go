@@ -6,7 +6,8 @@ package main_test
 // modes: Services reached from pods and from every node, through real
 // kube-proxy rules on three network namespace machines, the cluster DNS
 // running as pods, an in-cluster client, a kube-proxy restart, and the
-// rules compared with upstream kube-proxy's.
+// rules compared with upstream kube-proxy's; a pod through its own Service
+// (hairpin) and stale UDP conntrack entries deleted.
 
 import (
 	"fmt"
@@ -32,6 +33,8 @@ func testMode(t *testing.T, mode string) {
 	t.Run("readiness", func(t *testing.T) { testReadiness(t, c, w) })
 	t.Run("external-traffic-policy-local", func(t *testing.T) { testLocalPolicy(t, c, w) })
 	t.Run("session-affinity", func(t *testing.T) { testSessionAffinity(t, c, w) })
+	t.Run("hairpin", func(t *testing.T) { testHairpin(t, c, w) })
+	t.Run("udp-conntrack", func(t *testing.T) { testUDPConntrack(t, c, w) })
 	t.Run("dns", func(t *testing.T) { testDNS(t, c, w) })
 	t.Run("in-cluster-client", func(t *testing.T) { testInClusterClient(t, c) })
 	t.Run("kube-proxy-restart", func(t *testing.T) { testKubeProxyRestart(t, c, w) })
