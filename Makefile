@@ -85,11 +85,15 @@ NODE_DIRS = $(if $(filter command line,$(origin DATA_DIR)),$(DATA_DIR),$(wildcar
 clean-nodes: ## remove what the nodes of chapters 5-8 (.kubik/ch05 ... or DATA_DIR) left after kill -9 or a crash: processes, containers, mounts, cgroups, netns, links, routes (as root)
 	@echo "clean-nodes: building $(BIN)/ch06-cni (the first build takes 3-5 minutes on 2 cores)"
 	$(GO) build -o $(BIN)/ch06-cni ./ch06-cni
+	$(if $(filter %/ch08,$(NODE_DIRS)),$(GO) build -o $(BIN)/ch08-full-cluster ./ch08-full-cluster)
 	@for d in $(NODE_DIRS); do \
 	  if pid=$$(cat $$d/cluster.pid 2>/dev/null) && kill -0 $$pid 2>/dev/null; then \
 	    echo "clean-nodes: skipping $$d: its chapter is running (pid $$pid); Ctrl-C in its terminal stops it and cleans up"; continue; \
 	  fi; \
-	  $(BIN)/ch06-cni clean-nodes --data-dir $$d && rm -f $$d/cluster.pid || exit 1; \
+	  case $$d in \
+	    */ch08) $(BIN)/ch08-full-cluster down --data-dir $$d || exit 1 ;; \
+	    *) $(BIN)/ch06-cni clean-nodes --data-dir $$d && rm -f $$d/cluster.pid || exit 1 ;; \
+	  esac; \
 	done
 
 clean: ## remove every chapter's state and the images from .kubik (not .kubik/ref, the upstream build); refuses while a chapter runs or nodes may be left
@@ -98,7 +102,7 @@ clean: ## remove every chapter's state and the images from .kubik (not .kubik/re
 	  if kill -0 $$pid 2>/dev/null; then \
 	    echo "clean: $$d is in use by pid $$pid ($$f): stop that chapter first (Ctrl-C in its terminal)"; exit 1; \
 	  fi; \
-	  if [ -d $$d/kubelet ] || [ -d $$d/nodes ]; then \
+	  if [ -d $$d/kubelet ] || [ -d $$d/nodes ] || [ -d $$d/machines ]; then \
 	    echo "clean: the chapter in $$d did not exit cleanly (pid $$pid is gone: kill -9, a crash?), and its nodes may have left"; \
 	    echo "       network namespaces, mounts and containers behind. Run 'make clean-nodes' first (as root, e.g. sudo make clean-nodes)."; exit 1; \
 	  fi; \
@@ -130,6 +134,73 @@ POD_BURST    ?= 30
 bench-pods: ## ch05 pod startup latency (upstream's SLI) on the real node: POD_COUNT at POD_RATE/s, a burst of POD_BURST; p50/p99 vs 2 s and the SLO 5 s (root)
 	@scripts/ensure-deps.sh $(CH05_DEPS)
 	$(GO) run ./ch05-kubelet/cmd/bench-pods -pods $(POD_COUNT) -rate $(POD_RATE) -burst $(POD_BURST) $(BENCH_FLAGS)
+
+# Chapter 8 runs the whole cluster on this host (root, Linux): every component a
+# process of its own on its machine (a network namespace, booted by
+# kubik-supervisor from the same unit files a VM's systemd runs).
+# CONTROL_PLANE=N (3) control-plane machines, WORKERS=N (2) workers; the drills
+# and ch08-down act on the cluster of DATA_DIR (.kubik/ch08).
+CH08_DEPS    := $(CH06_DEPS) conntrack=conntrack haproxy=haproxy etcdctl=etcd-client curl=curl
+CH08_BINS    := ./ch08-full-cluster ./ch08-full-cluster/cmd/kubik-supervisor ./ch08-full-cluster/cmd/etcd \
+                ./ch08-full-cluster/cmd/kube-apiserver ./ch08-full-cluster/cmd/kube-controller-manager \
+                ./ch08-full-cluster/cmd/cloud-controller-manager ./ch03-scheduler/cmd/kube-scheduler \
+                ./ch05-kubelet/cmd/kubelet ./ch06-cni/cmd/kubik-node-agent ./ch06-cni/cmd/kubik-cni \
+                ./ch07-kube-proxy/cmd/kube-proxy
+CH08_DRILLS  := drill-apiserver drill-etcd-leader drill-etcd-quorum drill-apiservers-down drill-leaders drill-kubelet drill-poweroff
+.PHONY: ch08-run ch08-down ch08-status ch08-pki bench-cluster $(CH08_DRILLS)
+ch08-run ch08-down ch08-status ch08-pki $(CH08_DRILLS): DATA_DIR = $(KUBIK_DIR)/ch08
+ch08-run: images ## the whole cluster: 3 control-plane machines (etcd, apiserver, scheduler, controller managers), haproxy, 2 workers; CONTROL_PLANE=N WORKERS=N (as root)
+	@scripts/ensure-deps.sh $(CH08_DEPS)
+	@echo "$@: building every component into $(BIN)/ (the first build takes 5-8 minutes on 2 cores, later ones seconds); state in $(DATA_DIR)"
+	$(GO) build -o $(BIN)/ $(CH08_BINS)
+	$(strip $(BIN)/ch08-full-cluster up --data-dir $(DATA_DIR) --control-plane $(or $(CONTROL_PLANE),3) --workers $(or $(WORKERS),2) --image-dir $(IMAGE_DIR) $(if $(PORT),--secure-port $(PORT)) $(ARGS))
+
+# The cluster's own commands need only its program.
+define ch08
+	@$(GO) build -o $(BIN)/ch08-full-cluster ./ch08-full-cluster
+	$(BIN)/ch08-full-cluster $(1) --data-dir $(DATA_DIR) $(2)
+endef
+
+ch08-down: ## stop the cluster of ch08-run (DATA_DIR) and remove everything it made, also after a kill -9 (as root)
+	$(call ch08,down)
+
+ch08-status: ## every ch08 machine's units, as systemctl list-units shows them
+	$(call ch08,status)
+
+ch08-pki: ## write chapter 8's PKI (CA, etcd, apiserver, kubelets, components, SA keys, encryption config) into DATA_DIR/pki; CONTROL_PLANE=N WORKERS=N
+	$(call ch08,pki,--control-plane $(or $(CONTROL_PLANE),3) --workers $(or $(WORKERS),2))
+
+drill-apiserver: ## ch08 drill: kill -9 one apiserver while kubectl loops through the load balancer (the cluster of ch08-run)
+	$(call ch08,drill,apiserver)
+drill-etcd-leader: ## ch08 drill: kill -9 the etcd leader while writes go on; a new leader
+	$(call ch08,drill,etcd-leader)
+drill-etcd-quorum: ## ch08 drill: stop two etcd members (writes fail, /readyz says why), one back (writes work)
+	$(call ch08,drill,etcd-quorum)
+drill-apiservers-down: ## ch08 drill: stop every apiserver; pods keep serving through their ClusterIP; back, everything reconciles
+	$(call ch08,drill,apiservers-down)
+drill-leaders: ## ch08 drill: kill -9 the leading scheduler and controller managers; the standbys take their Leases
+	$(call ch08,drill,leaders)
+drill-kubelet: ## ch08 drill: stop a worker's kubelet; Node Unknown after 50 s, tainted, pods evicted and recreated elsewhere
+	$(call ch08,drill,kubelet)
+drill-poweroff: ## ch08 drill: power a worker off; the cloud's node controller deletes its Node; back on, it joins again
+	$(call ch08,drill,poweroff)
+
+bench-cluster: images ## ch08: time to every Node Ready, to a 100-replica Deployment Available, kubectl p99 through the LB while an apiserver is killed; again with upstream's control plane if built (root)
+	@scripts/ensure-deps.sh $(CH08_DEPS)
+	@echo "$@: building every component into $(BIN)/ (the first build takes 5-8 minutes on 2 cores); the cluster runs in a temporary directory on 10.240.9.0/24"
+	$(GO) build -o $(BIN)/ $(CH08_BINS) ./ch08-full-cluster/cmd/bench-cluster
+	$(BIN)/bench-cluster -bin-dir $(BIN) -image-dir $(IMAGE_DIR) -ref-bin $(REF_DIR)/bin $(BENCH_FLAGS)
+
+# Chapter 8 on Vagrant VMs: the Vagrantfile at the root, ch08-full-cluster/vagrant.
+# `vagrant validate` of both providers runs in `make test`; the VMs do not.
+VAGRANT_DEPS := vagrant=vagrant debootstrap=debootstrap qemu-img=qemu-utils mkfs.ext4=e2fsprogs curl=curl
+.PHONY: box vagrant-e2e
+box: ## build the offline Debian 12 vagrant-libvirt box kubik/bookworm64 into .kubik/vagrant/box (3-5 min) and add it to Vagrant (as root)
+	@scripts/ensure-deps.sh $(VAGRANT_DEPS)
+	KUBIK_DIR=$(abspath $(KUBIK_DIR)) ch08-full-cluster/vagrant/box.sh
+
+vagrant-e2e: ## ch08 on VMs end to end (not in test): installs libvirt and Vagrant if missing, lb + 1 control plane + 1 worker, a Deployment, a LoadBalancer, then removes it all (as root; 8-18 min under QEMU's emulation)
+	KUBIK_DIR=$(abspath $(KUBIK_DIR)) KUBIK_VAGRANT_E2E=1 $(GO) test -count=1 -v -timeout 60m -run TestVagrantE2E ./ch08-full-cluster/vagrant/
 
 deps: ## install the system packages the tests need (only what is missing)
 	@scripts/ensure-deps.sh
