@@ -32,6 +32,9 @@ import (
 //   - TaintNodesByCondition: a new Node starts with the not-ready:NoSchedule
 //     taint; the node lifecycle controller removes it once the node is Ready.
 //   - DefaultIngressClass and RuntimeClass: admission_classes.go.
+//   - LimitRanger (admission_limits.go) and ResourceQuota
+//     (admission_quota.go); their checks run after validation
+//     (validateAdmission).
 //
 // Defaulting (upstream does it while decoding) runs first.
 
@@ -58,6 +61,11 @@ func (s *Server) admit(ctx context.Context, q *request, obj, old metav1.Object) 
 			return err
 		}
 	}
+	if pod, ok := obj.(*corev1.Pod); ok && old == nil && q.info.Subresource == "" {
+		if err := s.admitLimitRanger(ctx, pod); err != nil {
+			return err
+		}
+	}
 	if pod, ok := obj.(*corev1.Pod); ok && old == nil {
 		if err := s.admitServiceAccount(ctx, pod); err != nil {
 			return err
@@ -74,6 +82,33 @@ func (s *Server) admit(ctx context.Context, q *request, obj, old metav1.Object) 
 		if err := s.admitDefaultIngressClass(ctx, ing); err != nil {
 			return err
 		}
+	}
+	return nil
+}
+
+// validateAdmission runs the validating admission plugins that come after
+// validation upstream: LimitRanger's checks, then ResourceQuota, which
+// charges the new object to the namespace's quotas. Objects being deleted
+// are left alone.
+func (s *Server) validateAdmission(ctx context.Context, q *request, obj, old metav1.Object) error {
+	if q.info.Subresource != "" || (old != nil && old.GetObjectMeta().DeletionTimestamp != nil) {
+		return nil
+	}
+	meta := obj.GetObjectMeta()
+	switch o := obj.(type) {
+	case *corev1.Pod:
+		if old == nil {
+			if err := s.validateLimitRanger(ctx, q.res, o, meta.Namespace, meta.Name); err != nil {
+				return err
+			}
+		}
+	case *corev1.PersistentVolumeClaim:
+		if err := s.validateLimitRanger(ctx, q.res, o, meta.Namespace, meta.Name); err != nil {
+			return err
+		}
+	}
+	if old == nil {
+		return s.admitResourceQuota(ctx, q, obj)
 	}
 	return nil
 }

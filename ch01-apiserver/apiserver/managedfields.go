@@ -45,10 +45,23 @@ func (s *Server) recordManagedFields(q *request, old, obj metav1.Object, operati
 	if sub == "scale" {
 		sub = "" // upstream records these against the main resource... or the subresource; keep it simple
 	}
-	entries, err := patch.ManagedFieldsAfterUpdate(oldJSON, newJSON, reflect.TypeOf(obj).Elem(), managerName(q), operation, sub, metav1.Now())
+	requested := obj.GetObjectMeta().ManagedFields
+	reset := requested != nil && len(requested) == 0
+	entries, err := patch.ManagedFieldsAfterUpdate(oldJSON, newJSON, reflect.TypeOf(obj).Elem(), managerName(q), operation, sub, reset, metav1.Now())
 	if err != nil {
 		s.log.Debug("managed fields not recorded", "err", err)
 		return
 	}
 	obj.GetObjectMeta().ManagedFields = entries
+}
+
+// prepareManagedFields runs before validation, as upstream's field manager
+// runs before the registry: a client's request to clear managedFields
+// ([{}], IsResetManagedFields) becomes an empty list, which
+// recordManagedFields then honours.
+func prepareManagedFields(obj metav1.Object) {
+	meta := obj.GetObjectMeta()
+	if patch.IsResetManagedFields(meta.ManagedFields) {
+		meta.ManagedFields = []metav1.ManagedFieldsEntry{}
+	}
 }

@@ -283,7 +283,11 @@ func (s *Server) create(ctx context.Context, q *request, obj metav1.Object) (met
 		return nil, err
 	}
 	prepareForCreate(res, obj)
+	prepareManagedFields(obj)
 	if err := s.validate(res, obj, nil); err != nil {
+		return nil, err
+	}
+	if err := s.validateAdmission(ctx, q, obj, nil); err != nil {
 		return nil, err
 	}
 	if err := s.allocate(ctx, res, obj, nil, q.dryRun()); err != nil {
@@ -363,10 +367,14 @@ func (s *Server) update(ctx context.Context, q *request, name, subresource strin
 		}
 		meta.ResourceVersion = old.GetObjectMeta().ResourceVersion // precondition checked above
 		prepareForUpdate(res, obj, old, subresource)
+		prepareManagedFields(obj)
 		if err := s.admit(ctx, q, obj, old); err != nil {
 			return nil, false, err
 		}
 		if err := s.validate(res, obj, old); err != nil {
+			return nil, false, err
+		}
+		if err := s.validateAdmission(ctx, q, obj, old); err != nil {
 			return nil, false, err
 		}
 		if err := s.allocate(ctx, res, obj, old, q.dryRun()); err != nil {

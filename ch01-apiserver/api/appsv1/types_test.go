@@ -98,3 +98,11 @@ func TestStatefulSetAndDaemonSetRoundTrip(t *testing.T) {
 		roundTrip(t, file, v)
 	}
 }
+
+func TestControllerRevisionRoundTrip(t *testing.T) {
+	var cr ControllerRevision
+	roundTrip(t, "testdata/controllerrevision-web.json", &cr)
+	if cr.Revision != 2 || len(cr.Data.Raw) == 0 {
+		t.Errorf("decoded %+v", cr)
+	}
+}

@@ -40,6 +40,9 @@ func TestRealObjectsRoundTrip(t *testing.T) {
 		{"testdata/pod-web.json", &Pod{}},
 		{"testdata/node-1.json", &Node{}},
 		{"testdata/events-list.json", &EventList{}},
+		{"testdata/resourcequota-tq.json", &ResourceQuota{}},
+		{"testdata/limitrange-tl.json", &LimitRange{}},
+		{"testdata/podtemplate-two.json", &PodTemplate{}},
 	} {
 		t.Run(tc.file, func(t *testing.T) {
 			in, err := os.ReadFile(tc.file)

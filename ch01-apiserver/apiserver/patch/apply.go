@@ -1,7 +1,6 @@
 package patch
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"reflect"
@@ -15,6 +14,7 @@ import (
 type Conflict struct {
 	Manager string // as upstream prints it: `"kubectl-create" using v1`
 	Field   string // as upstream prints it: `.data.key`
+	path    fieldPath
 }
 
 // Conflicts is the error of an apply that would take fields from other
@@ -51,6 +51,24 @@ func (c *Conflicts) Error() string {
 // converted to JSON) of the configuration applied by manager onto live (nil
 // when the object does not exist yet), for objects of Go type t.
 //
+// Applies by kubectl's default manager also migrate from client-side apply
+// and keep its annotation up to date (lastapplied.go), as upstream's
+// lastAppliedManager and lastAppliedUpdater wrap its structured merge
+// manager.
+func Apply(live []byte, applied []byte, t reflect.Type, manager string, force bool, now metav1.Time) ([]byte, error) {
+	if manager != lastAppliedFieldManager {
+		return structuredApply(live, applied, t, manager, force, now)
+	}
+	out, err := lastAppliedManagerApply(live, applied, t, manager, force, now)
+	if err != nil {
+		return nil, err
+	}
+	return updateLastApplied(out, applied)
+}
+
+// structuredApply is the apply itself, upstream's structured merge manager
+// with its managed fields updater.
+//
 // The applied configuration is merged into live with strategic merge rules
 // (maps merge, lists with a merge key merge by key, other lists are
 // replaced). Fields this manager applied before and no longer applies are
@@ -58,7 +76,7 @@ func (c *Conflicts) Error() string {
 // another manager is a conflict (*Conflicts) unless force, which moves the
 // ownership. The result carries the updated metadata.managedFields, with the
 // manager's "Apply" entry set to exactly the applied fields.
-func Apply(live []byte, applied []byte, t reflect.Type, manager string, force bool, now metav1.Time) ([]byte, error) {
+func structuredApply(live []byte, applied []byte, t reflect.Type, manager string, force bool, now metav1.Time) ([]byte, error) {
 	av, err := decode(applied)
 	if err != nil {
 		return nil, err
@@ -107,9 +125,11 @@ func Apply(live []byte, applied []byte, t reflect.Type, manager string, force bo
 	if err != nil {
 		return nil, err
 	}
-	// Prune what this manager stopped applying and nobody else owns.
+	// Prune what this manager stopped applying and nobody else owns (a map
+	// or list this manager owned as a whole stays while fields under it are
+	// still applied).
 	for _, p := range mine.Set.minus(appliedSet).minus(others).sorted() {
-		if !ownsBelow(others, p) {
+		if !ownsBelow(others, p) && !ownsBelow(appliedSet, p) {
 			removePath(merged, p, t)
 		}
 	}
@@ -128,7 +148,7 @@ func Apply(live []byte, applied []byte, t reflect.Type, manager string, force bo
 					set = fieldSet{}
 				}
 				set[p.key()] = true
-				conflicts = append(conflicts, Conflict{Manager: e.describe(), Field: p.String()})
+				conflicts = append(conflicts, Conflict{Manager: e.describe(), Field: p.String(), path: p})
 			}
 		}
 		conflictSets = append(conflictSets, set)
@@ -150,26 +170,41 @@ func Apply(live []byte, applied []byte, t reflect.Type, manager string, force bo
 	mine.Set = appliedSet
 	mine.APIVersion = me.APIVersion
 	// As upstream's managedFieldsUpdater: the manager's timestamp moves only
-	// when the apply changed something, so re-applying the same
-	// configuration is a no-op (same resourceVersion).
-	if mine.Time != nil && live != nil {
-		if err := writeEntries(merged, entries); err != nil {
-			return nil, err
-		}
-		out, err := json.Marshal(merged)
-		if err != nil {
-			return nil, err
-		}
-		if before, err := json.Marshal(liveMap); err == nil && bytes.Equal(out, before) {
-			return out, nil
-		}
+	// when the apply changed the object, so re-applying the same
+	// configuration is a no-op (same resourceVersion), and a manager whose
+	// first apply changed nothing is recorded without a time.
+	if live == nil || !equal(withoutManagedFields(merged), withoutManagedFields(liveMap)) {
+		tm := now
+		mine.Time = &tm
 	}
-	tm := now
-	mine.Time = &tm
 	if err := writeEntries(merged, entries); err != nil {
 		return nil, err
 	}
 	return json.Marshal(merged)
+}
+
+// withoutManagedFields is obj without metadata.managedFields (a shallow copy
+// where they differ).
+func withoutManagedFields(obj map[string]any) map[string]any {
+	meta, ok := obj["metadata"].(map[string]any)
+	if !ok {
+		return obj
+	}
+	if _, ok := meta["managedFields"]; !ok {
+		return obj
+	}
+	out := make(map[string]any, len(obj))
+	for k, v := range obj {
+		out[k] = v
+	}
+	m := make(map[string]any, len(meta))
+	for k, v := range meta {
+		if k != "managedFields" {
+			m[k] = v
+		}
+	}
+	out["metadata"] = m
+	return out
 }
 
 // ownsBelow reports whether set holds p or any path under it.

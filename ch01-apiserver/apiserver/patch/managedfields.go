@@ -174,11 +174,15 @@ func decodeFieldsV1(raw []byte) fieldSet {
 	return s
 }
 
-// node is one flattened node of an object: its value and whether it is a
-// member of the object's field set (leaves, list items, map entries).
+// node is one flattened node of an object: its value, whether it is a
+// member of the object's field set (leaves, list items, map entries), and
+// whether its members are flattened too (a keyed list item, a map entry
+// holding an object): such a node changes only by appearing or going away,
+// a change under it is its children's.
 type node struct {
-	value  any
-	member bool
+	value      any
+	member     bool
+	structural bool
 }
 
 // flatten lists every node of obj (of Go type t) by path.
@@ -200,7 +204,7 @@ func flatten(obj any, t reflect.Type) map[string]node {
 				switch e.(type) {
 				case map[string]any, []any:
 					if isLeaf(f.typ) {
-						out[cp.key()] = node{e, true}
+						out[cp.key()] = node{value: e, member: true}
 						continue
 					}
 				}
@@ -208,7 +212,7 @@ func flatten(obj any, t reflect.Type) map[string]node {
 					walkList(cp, e.([]any), f, out, walk)
 					continue
 				}
-				out[cp.key()] = node{e, member || !isComposite(e)}
+				out[cp.key()] = node{value: e, member: member || !isComposite(e), structural: isComposite(e)}
 				walk(cp, e, f.typ)
 			}
 		}
@@ -229,10 +233,10 @@ func isComposite(v any) bool {
 // other lists as one atomic member.
 func walkList(p fieldPath, list []any, f field, out map[string]node, walk func(fieldPath, any, reflect.Type)) {
 	if !f.hasStrategy(mergeDirective) {
-		out[p.key()] = node{list, true}
+		out[p.key()] = node{value: list, member: true}
 		return
 	}
-	out[p.key()] = node{list, false}
+	out[p.key()] = node{value: list, structural: true}
 	for _, item := range list {
 		var e string
 		if m, ok := item.(map[string]any); ok && f.mergeKey != "" {
@@ -249,7 +253,7 @@ func walkList(p fieldPath, list []any, f field, out map[string]node, walk func(f
 			continue
 		}
 		cp := append(append(fieldPath{}, p...), e)
-		out[cp.key()] = node{item, true}
+		out[cp.key()] = node{value: item, member: true, structural: isComposite(item)}
 		walk(cp, item, elemOf(f.typ))
 	}
 }
@@ -445,7 +449,7 @@ func changes(oldNodes, newNodes map[string]node, subresource string) (changed, r
 		switch {
 		case !ok:
 			changed[k] = true
-		case n.member && !equal(o.value, n.value):
+		case n.member && !n.structural && !equal(o.value, n.value):
 			changed[k] = true
 		}
 	}
@@ -467,11 +471,15 @@ func apiVersionOf(obj map[string]any) string {
 // changed go to manager's "Update" entry and are taken from every other
 // manager; fields it removed leave every set. oldObj is nil on create.
 //
-// Simplified: managedFields sent by the client are ignored (the old object's
-// entries are kept), and for a main-resource write status is not tracked,
-// for a status write only status is.
+// A write to the main resource may set managedFields itself, as upstream's
+// decodeLiveOrNew allows (kubectl's migration to server-side apply rewrites
+// them with a JSON patch): entries in newObj replace the old object's;
+// without any (or for a subresource) the old object's stay.
+//
+// Simplified: for a main-resource write status is not tracked, for a status
+// write only status is.
 func UpdateManagedFields(oldObj, newObj []byte, t reflect.Type, manager, operation, subresource string, now metav1.Time) ([]byte, error) {
-	newMap, entries, err := updateEntries(oldObj, newObj, t, manager, operation, subresource, now)
+	newMap, entries, err := updateEntries(oldObj, newObj, t, manager, operation, subresource, false, now)
 	if err != nil {
 		return nil, err
 	}
@@ -482,9 +490,11 @@ func UpdateManagedFields(oldObj, newObj []byte, t reflect.Type, manager, operati
 }
 
 // ManagedFieldsAfterUpdate is UpdateManagedFields for a caller that holds the
-// new object already: it returns only the new metadata.managedFields.
-func ManagedFieldsAfterUpdate(oldObj, newObj []byte, t reflect.Type, manager, operation, subresource string, now metav1.Time) ([]metav1.ManagedFieldsEntry, error) {
-	_, entries, err := updateEntries(oldObj, newObj, t, manager, operation, subresource, now)
+// new object already: it returns only the new metadata.managedFields. reset
+// says the client asked to clear them (IsResetManagedFields): only this
+// write's fields are recorded.
+func ManagedFieldsAfterUpdate(oldObj, newObj []byte, t reflect.Type, manager, operation, subresource string, reset bool, now metav1.Time) ([]metav1.ManagedFieldsEntry, error) {
+	_, entries, err := updateEntries(oldObj, newObj, t, manager, operation, subresource, reset, now)
 	if err != nil {
 		return nil, err
 	}
@@ -493,7 +503,7 @@ func ManagedFieldsAfterUpdate(oldObj, newObj []byte, t reflect.Type, manager, op
 
 // updateEntries gives the write's manager the fields it changed and takes
 // them from the other managers.
-func updateEntries(oldObj, newObj []byte, t reflect.Type, manager, operation, subresource string, now metav1.Time) (map[string]any, []*managerEntry, error) {
+func updateEntries(oldObj, newObj []byte, t reflect.Type, manager, operation, subresource string, reset bool, now metav1.Time) (map[string]any, []*managerEntry, error) {
 	nv, err := decode(newObj)
 	if err != nil {
 		return nil, nil, err
@@ -512,6 +522,13 @@ func updateEntries(oldObj, newObj []byte, t reflect.Type, manager, operation, su
 		if m, ok := ov.(map[string]any); ok {
 			oldNodes = flatten(m, t)
 			entries = readEntries(m)
+		}
+	}
+	if subresource == "" {
+		if reset {
+			entries = nil
+		} else if requested := readEntries(newMap); len(requested) > 0 {
+			entries = requested
 		}
 	}
 	if operation == "" {
@@ -537,4 +554,17 @@ func updateEntries(oldObj, newObj []byte, t reflect.Type, manager, operation, su
 		mine.Time = &tm
 	}
 	return newMap, entries, nil
+}
+
+// IsResetManagedFields reports whether a client asked to clear
+// metadata.managedFields, as upstream's isResetManagedFields: an empty list
+// (not an absent one) or a list of one empty entry.
+func IsResetManagedFields(list []metav1.ManagedFieldsEntry) bool {
+	if list == nil {
+		return false
+	}
+	if len(list) == 0 {
+		return true
+	}
+	return len(list) == 1 && reflect.ValueOf(list[0]).IsZero()
 }

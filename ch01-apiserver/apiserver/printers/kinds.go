@@ -109,6 +109,12 @@ func printerFor(obj metav1.Object) printer {
 		return hpaV1Printer
 	case *nodev1.RuntimeClass:
 		return runtimeClassPrinter
+	case *appsv1.ControllerRevision:
+		return controllerRevisionPrinter
+	case *corev1.ResourceQuota:
+		return resourceQuotaPrinter
+	case *corev1.PodTemplate:
+		return podTemplatePrinter
 	}
 	return defaultPrinter
 }

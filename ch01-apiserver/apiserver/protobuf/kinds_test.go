@@ -6,8 +6,10 @@ import (
 	"os"
 	"testing"
 
+	"kubik/ch01-apiserver/api/appsv1"
 	"kubik/ch01-apiserver/api/autoscalingv1"
 	"kubik/ch01-apiserver/api/autoscalingv2"
+	"kubik/ch01-apiserver/api/corev1"
 	"kubik/ch01-apiserver/api/metav1"
 	"kubik/ch01-apiserver/api/networkingv1"
 	"kubik/ch01-apiserver/api/nodev1"
@@ -17,7 +19,9 @@ import (
 // (as JSON) in protobuf and decodes them again: every field of the
 // networking.k8s.io, autoscaling and node.k8s.io kinds survives, including
 // the embedded IngressRuleValue (field 2 of IngressRule) and the
-// IntOrString and Quantity fields.
+// IntOrString and Quantity fields; and the core ResourceQuota, LimitRange
+// and PodTemplate, and apps/v1 ControllerRevision (its data a
+// RawExtension).
 func TestRecordedKindsRoundTrip(t *testing.T) {
 	for file, newObj := range map[string]func() metav1.Object{
 		"../../api/networkingv1/testdata/ingress-simple.json":          func() metav1.Object { return &networkingv1.Ingress{} },
@@ -26,6 +30,10 @@ func TestRecordedKindsRoundTrip(t *testing.T) {
 		"../../api/nodev1/testdata/runtimeclass-gvisor.json":           func() metav1.Object { return &nodev1.RuntimeClass{} },
 		"../../api/autoscalingv2/testdata/hpa-custom.v2.json":          func() metav1.Object { return &autoscalingv2.HorizontalPodAutoscaler{} },
 		"../../api/autoscalingv1/testdata/hpa-custom.v1.json":          func() metav1.Object { return &autoscalingv1.HorizontalPodAutoscaler{} },
+		"../../api/corev1/testdata/resourcequota-tq.json":              func() metav1.Object { return &corev1.ResourceQuota{} },
+		"../../api/corev1/testdata/limitrange-tl.json":                 func() metav1.Object { return &corev1.LimitRange{} },
+		"../../api/corev1/testdata/podtemplate-two.json":               func() metav1.Object { return &corev1.PodTemplate{} },
+		"../../api/appsv1/testdata/controllerrevision-web.json":        func() metav1.Object { return &appsv1.ControllerRevision{} },
 	} {
 		t.Run(file, func(t *testing.T) {
 			doc, err := os.ReadFile(file)

@@ -1,6 +1,9 @@
 package validation
 
 import (
+	"encoding/json"
+	"reflect"
+
 	"kubik/ch01-apiserver/api/appsv1"
 	"kubik/ch01-apiserver/api/corev1"
 	"kubik/ch01-apiserver/api/intstr"
@@ -190,4 +193,34 @@ func validateStatefulSetUpdate(ss, old *appsv1.StatefulSet) field.ErrorList {
 		return field.ErrorList{field.Forbidden(field.NewPath("spec"), "updates to statefulset spec for fields other than 'replicas', 'ordinals', 'template', 'updateStrategy', 'revisionHistoryLimit', 'persistentVolumeClaimRetentionPolicy' and 'minReadySeconds' are forbidden")}
 	}
 	return nil
+}
+
+// validateControllerRevision is upstream's ValidateControllerRevisionCreate:
+// the revision is not negative and the data is there.
+func validateControllerRevision(cr *appsv1.ControllerRevision) field.ErrorList {
+	errs := ValidateObjectMeta(&cr.ObjectMeta, true, NameIsDNSSubdomain, field.NewPath("metadata"))
+	errs = append(errs, ValidateNonnegativeField(cr.Revision, field.NewPath("revision"))...)
+	if raw := cr.Data.Raw; len(raw) == 0 || string(raw) == "null" {
+		errs = append(errs, field.Required(field.NewPath("data"), "data is mandatory"))
+	}
+	return errs
+}
+
+// validateControllerRevisionUpdate: a revision's data never changes.
+func validateControllerRevisionUpdate(cr, old *appsv1.ControllerRevision) field.ErrorList {
+	errs := withoutMetadata(validateControllerRevision(cr))
+	if !sameJSON(cr.Data.Raw, old.Data.Raw) {
+		errs = append(errs, field.Invalid(field.NewPath("data"), cr.Data, FieldImmutableErrorMsg))
+	}
+	return errs
+}
+
+// sameJSON reports whether two documents hold the same value, whatever
+// their key order and spacing.
+func sameJSON(a, b []byte) bool {
+	var x, y any
+	if json.Unmarshal(a, &x) != nil || json.Unmarshal(b, &y) != nil {
+		return string(a) == string(b)
+	}
+	return reflect.DeepEqual(x, y)
 }

@@ -47,6 +47,8 @@ func Validate(obj, old metav1.Object) field.ErrorList {
 		o2 := old.(*appsv1.DaemonSet)
 		meta = append(meta, validateDaemonSet(o)...)
 		return append(meta, ValidateImmutableField(o.Spec.Selector, o2.Spec.Selector, field.NewPath("spec", "selector"))...)
+	case *appsv1.ControllerRevision:
+		return append(meta, validateControllerRevisionUpdate(o, old.(*appsv1.ControllerRevision))...)
 	case *appsv1.StatefulSet:
 		meta = append(meta, validateStatefulSet(o)...)
 		return append(meta, validateStatefulSetUpdate(o, old.(*appsv1.StatefulSet))...)
@@ -86,6 +88,8 @@ func Validate(obj, old metav1.Object) field.ErrorList {
 	case *networkingv1.IngressClass:
 		meta = append(meta, ValidateImmutableField(o.Spec.Controller, old.(*networkingv1.IngressClass).Spec.Controller, field.NewPath("spec", "controller"))...)
 		return append(meta, validateIngressClass(o)...)
+	case *corev1.ResourceQuota:
+		return append(meta, validateResourceQuotaUpdate(o, old.(*corev1.ResourceQuota))...)
 	case *nodev1.RuntimeClass:
 		meta = append(meta, withoutMetadata(validateRuntimeClass(o))...)
 		return append(meta, validateRuntimeClassUpdate(o, old.(*nodev1.RuntimeClass))...)
@@ -141,6 +145,10 @@ func validateCreate(obj metav1.Object) field.ErrorList {
 		return validateReplicationController(o)
 	case *policyv1.PodDisruptionBudget:
 		return validatePodDisruptionBudget(o)
+	case *corev1.LimitRange:
+		return validateLimitRange(o)
+	case *corev1.ResourceQuota:
+		return validateResourceQuota(o)
 	case *corev1.PodTemplate:
 		errs := ValidateObjectMeta(&o.ObjectMeta, true, NameIsDNSSubdomain, field.NewPath("metadata"))
 		return append(errs, ValidatePodTemplateSpec(&o.Template, field.NewPath("template"))...)
@@ -152,6 +160,8 @@ func validateCreate(obj metav1.Object) field.ErrorList {
 		return validateDaemonSet(o)
 	case *appsv1.StatefulSet:
 		return validateStatefulSet(o)
+	case *appsv1.ControllerRevision:
+		return validateControllerRevision(o)
 	case *batchv1.Job:
 		return validateJob(o)
 	case *batchv1.CronJob:
