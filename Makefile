@@ -191,6 +191,12 @@ bench-cluster: images ## ch08: time to every Node Ready, to a 100-replica Deploy
 	$(GO) build -o $(BIN)/ $(CH08_BINS) ./ch08-full-cluster/cmd/bench-cluster
 	$(BIN)/bench-cluster -bin-dir $(BIN) -image-dir $(IMAGE_DIR) -ref-bin $(REF_DIR)/bin $(BENCH_FLAGS)
 
+.PHONY: interop
+interop: images ## ch08: the interop matrix — Kubik and upstream v1.35.4 components swapped cell by cell, a scenario each, a table (needs make ref-build; root; ~5 min a cell); CELLS=a,b
+	@scripts/ensure-deps.sh $(CH08_DEPS)
+	$(GO) build -o $(BIN)/ $(CH08_BINS) ./ch08-full-cluster/cmd/interop
+	$(BIN)/interop -bin-dir $(BIN) -image-dir $(IMAGE_DIR) -ref-bin $(REF_DIR)/bin $(if $(CELLS),-cells $(CELLS)) $(INTEROP_FLAGS)
+
 # Chapter 8 on Vagrant VMs: the Vagrantfile at the root, ch08-full-cluster/vagrant.
 # `vagrant validate` of both providers runs in `make test`; the VMs do not.
 VAGRANT_DEPS := vagrant=vagrant debootstrap=debootstrap qemu-img=qemu-utils mkfs.ext4=e2fsprogs curl=curl

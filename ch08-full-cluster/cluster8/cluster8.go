@@ -67,7 +67,9 @@ type Cluster struct {
 	// ControlPlaneBinDir holds upstream's control-plane binaries, if the
 	// cluster runs them.
 	ControlPlaneBinDir string
-	AdminKubeconfig    string // DATA_DIR/admin.kubeconfig: admin, through the load balancer
+	// Binaries are single components' upstream binaries (State's).
+	Binaries        map[string]string
+	AdminKubeconfig string // DATA_DIR/admin.kubeconfig: admin, through the load balancer
 
 	fcfg fabric.Config
 	log  *slog.Logger
@@ -112,7 +114,7 @@ func newCluster(dir string, st *State, log *slog.Logger) (*Cluster, error) {
 	}
 	fcfg.Logger = log
 	return &Cluster{DataDir: dir, Topology: st.Topology, BinDir: st.BinDir, ImageDir: st.ImageDir, ControlPlaneBinDir: st.ControlPlaneBinDir,
-		AdminKubeconfig: filepath.Join(dir, "admin.kubeconfig"), fcfg: fcfg, log: log.With("component", "cluster"),
+		Binaries: st.Binaries, AdminKubeconfig: filepath.Join(dir, "admin.kubeconfig"), fcfg: fcfg, log: log.With("component", "cluster"),
 		machines: map[string]*machine{}}, nil
 }
 
@@ -432,6 +434,12 @@ func (c *Cluster) addons(ctx context.Context, dnsReplicas int) error {
 	}{
 		{"node agent RBAC", func(ctx context.Context) error { return nodeagent.EnsureRBAC(ctx, admin) }},
 	}
+	if needsControllerManagerRole(c.Topology) {
+		steps = append(steps, struct {
+			what string
+			do   func(context.Context) error
+		}{"Kubik's controller manager's RBAC on upstream's apiserver", func(ctx context.Context) error { return ensureControllerManagerRBAC(ctx, admin) }})
+	}
 	if c.Topology.Cloud != nil {
 		steps = append(steps, struct {
 			what string
@@ -521,6 +529,9 @@ func (c *Cluster) Welcome(w io.Writer) {
 	for _, m := range c.Topology.Machines {
 		fmt.Fprintf(w, "  %-5s %-13s %-14s %s\n", m.Name, m.IP, m.Role, strings.Join(c.Topology.Units(m.Role), ", "))
 	}
+	if up := c.upstreamComponents(); len(up) > 0 {
+		fmt.Fprintf(w, "  upstream's binaries: %s\n", strings.Join(up, ", "))
+	}
 	if c.Topology.Cloud != nil {
 		fmt.Fprintf(w, "  the cloud's balancer %s (LoadBalancer IPs %s)\n", c.Topology.Cloud.Balancer.Address, c.Topology.Cloud.LoadBalancer.IPPool)
 	}
@@ -528,6 +539,20 @@ func (c *Cluster) Welcome(w io.Writer) {
 		c.AdminKubeconfig, c.Topology.LoadBalancerAddress(), c.AdminKubeconfig)
 	fmt.Fprintf(w, "a machine's systemctl and journalctl:\n  %s/ch08-full-cluster shell --data-dir %s w-1\n  kubik-supervisor status kubelet\n  kubik-supervisor logs -f kubelet\n\n",
 		c.BinDir, c.DataDir)
+}
+
+// upstreamComponents are the components that run upstream's binaries:
+// cp-1/kube-apiserver (file), for the banner.
+func (c *Cluster) upstreamComponents() []string {
+	var out []string
+	for _, m := range c.Topology.Machines {
+		for _, u := range c.Topology.Units(m.Role) {
+			if c.Topology.IsUpstream(m.Name, u) {
+				out = append(out, fmt.Sprintf("%s/%s (%s)", m.Name, u, c.binary(m.Name, u)))
+			}
+		}
+	}
+	return out
 }
 
 // CopyFile copies a file, giving the copy mode.

@@ -31,11 +31,17 @@ type Config struct {
 	// kube-apiserver, kube-scheduler and kube-controller-manager binaries:
 	// upstream's, to run the same cluster with their control plane.
 	ControlPlaneBinDir string
-	ImageDir           string // --image-dir: the nodes' image tarballs
-	Backend            string
-	ProxyMode          string
-	DNSReplicas        int
-	LogLevel           string
+	// Binaries (--apiserver-bin, --scheduler-bin, --controller-manager-bin,
+	// --kubelet-bin, --kube-proxy-bin) are single components run from
+	// upstream's binaries instead, each with upstream's flags: keyed by
+	// the component's name (every machine's) or MACHINE/COMPONENT (one
+	// worker's), the value a file or the directory holding it.
+	Binaries    map[string]string
+	ImageDir    string // --image-dir: the nodes' image tarballs
+	Backend     string
+	ProxyMode   string
+	DNSReplicas int
+	LogLevel    string
 	// EtcdUnsafeNoFsync: --etcd-unsafe-no-fsync (provision.Topology's).
 	EtcdUnsafeNoFsync bool
 }
@@ -56,6 +62,20 @@ func (c *Config) AddFlags(fs *flag.FlagSet) {
 	fs.IntVar(&c.SecurePort, "secure-port", c.SecurePort, "the apiservers' port, and the load balancer's (each on its machine's address)")
 	fs.StringVar(&c.BinDir, "bin-dir", c.BinDir, "the component binaries (default: this program's directory)")
 	fs.StringVar(&c.ControlPlaneBinDir, "control-plane-bin-dir", c.ControlPlaneBinDir, "run upstream's kube-apiserver, kube-scheduler and kube-controller-manager from this directory (make ref-build: .kubik/ref/bin) instead of --bin-dir's")
+	for _, b := range []struct{ flag, component string }{{"apiserver-bin", "kube-apiserver"}, {"scheduler-bin", "kube-scheduler"},
+		{"controller-manager-bin", "kube-controller-manager"}} {
+		fs.Func(b.flag, "run upstream's "+b.component+" from this file (or directory, e.g. .kubik/ref/bin) on every control-plane machine", func(v string) error {
+			return c.setBinary(b.component, v)
+		})
+	}
+	for _, component := range []string{"kubelet", "kube-proxy"} {
+		fs.Func(component+"-bin", "run upstream's "+component+" from FILE (or a directory holding it) on every worker, or from MACHINE=FILE on one (repeatable: w-2=.kubik/ref/bin)", func(v string) error {
+			if machine, file, ok := strings.Cut(v, "="); ok {
+				return c.setBinary(machine+"/"+component, file)
+			}
+			return c.setBinary(component, v)
+		})
+	}
 	fs.StringVar(&c.ImageDir, "image-dir", c.ImageDir, "the nodes' image tarballs, imported by each kubelet (make images; default: DATA_DIR/../images)")
 	fs.StringVar(&c.Backend, "backend", c.Backend, "the node agents' backend: host-gw or vxlan")
 	fs.StringVar(&c.ProxyMode, "proxy-mode", c.ProxyMode, "kube-proxy's mode: iptables or nftables")
@@ -71,7 +91,9 @@ type State struct {
 	BinDir   string             `json:"binDir"`
 	// ControlPlaneBinDir holds the upstream control-plane binaries, if any.
 	ControlPlaneBinDir string `json:"controlPlaneBinDir,omitempty"`
-	ImageDir           string `json:"imageDir"`
+	// Binaries are the single components' upstream binaries (Config's).
+	Binaries map[string]string `json:"binaries,omitempty"`
+	ImageDir string            `json:"imageDir"`
 }
 
 func statePath(dataDir string) string { return filepath.Join(dataDir, "cluster.json") }
@@ -106,6 +128,28 @@ func (s *State) write(dataDir string) error {
 	return os.WriteFile(statePath(dataDir), append(data, '\n'), 0o644)
 }
 
+// setBinary records key's upstream binary: a file, or the directory
+// holding it (state resolves it and checks it is there).
+func (c *Config) setBinary(key, file string) error {
+	if file == "" {
+		return errors.New("a file or a directory is needed")
+	}
+	if c.Binaries == nil {
+		c.Binaries = map[string]string{}
+	}
+	c.Binaries[key] = file
+	return nil
+}
+
+// Component is the component a Binaries key names (its part after the
+// machine's name, if any).
+func Component(key string) string {
+	if _, component, ok := strings.Cut(key, "/"); ok {
+		return component
+	}
+	return key
+}
+
 // UpstreamControlPlane are the binaries --control-plane-bin-dir replaces.
 var UpstreamControlPlane = []string{"kube-apiserver", "kube-scheduler", "kube-controller-manager"}
 
@@ -122,6 +166,23 @@ func (cfg *Config) Topology() (provision.Topology, error) {
 	}
 	t.SecurePort, t.Backend, t.ProxyMode, t.LogLevel = cfg.SecurePort, cfg.Backend, cfg.ProxyMode, cfg.LogLevel
 	t.EtcdUnsafeNoFsync = cfg.EtcdUnsafeNoFsync
+	t.UpstreamControlPlane = cfg.ControlPlaneBinDir != ""
+	for key := range cfg.Binaries {
+		machine, _, ok := strings.Cut(key, "/")
+		if _, found := t.Machine(machine); ok && !found {
+			return t, fmt.Errorf("the binary of %s: no machine %q in the topology", key, machine)
+		}
+		if !slices.Contains(append(provision.Binaries(provision.ControlPlane), provision.Binaries(provision.Worker)...), Component(key)) {
+			return t, fmt.Errorf("the binary of %s: no such component", key)
+		}
+		if Component(key) == "kubelet" {
+			// Its unit would start it with our kubelet's flags, without a
+			// containerd of its own to talk to: it could not run.
+			return t, fmt.Errorf("the binary of %s: upstream's kubelet needs a containerd unit of its own (ours runs its containerd in-process), which is not rendered yet", key)
+		}
+		t.Upstream = append(t.Upstream, key)
+	}
+	slices.Sort(t.Upstream)
 	return t, t.Validate()
 }
 
@@ -144,6 +205,20 @@ func (cfg *Config) state(dir string) (*State, error) {
 			continue
 		}
 		if *p, err = filepath.Abs(*p); err != nil {
+			return nil, err
+		}
+	}
+	for key, file := range cfg.Binaries {
+		if st.Binaries == nil {
+			st.Binaries = map[string]string{}
+		}
+		if fi, err := os.Stat(file); err == nil && fi.IsDir() {
+			file = filepath.Join(file, Component(key))
+		}
+		if _, err := os.Stat(file); err != nil {
+			return nil, fmt.Errorf("the binary of %s: %w (make ref-build builds upstream's)", key, err)
+		}
+		if st.Binaries[key], err = filepath.Abs(file); err != nil {
 			return nil, err
 		}
 	}

@@ -51,16 +51,27 @@ func (c *Cluster) provisionMachine(m provision.Machine) error {
 		if b == "cloud-controller-manager" && c.Topology.Cloud == nil {
 			continue
 		}
-		dir := c.BinDir
-		if c.ControlPlaneBinDir != "" && slices.Contains(UpstreamControlPlane, b) {
-			dir = c.ControlPlaneBinDir
-		}
-		files = append(files, provision.File{Path: filepath.Join("usr", "local", "bin", b), Link: filepath.Join(dir, b)})
+		files = append(files, provision.File{Path: filepath.Join("usr", "local", "bin", b), Link: c.binary(m.Name, b)})
 	}
 	if m.Role == provision.Worker {
 		files = append(files, provision.File{Path: provision.ImageDir, Link: c.ImageDir})
 	}
 	return provision.Write(root, files)
+}
+
+// binary is the file machine's component runs from: its own upstream
+// binary, every machine's, the control plane's directory, or BinDir.
+func (c *Cluster) binary(machine, component string) string {
+	if file, ok := c.Binaries[machine+"/"+component]; ok {
+		return file
+	}
+	if file, ok := c.Binaries[component]; ok {
+		return file
+	}
+	if c.ControlPlaneBinDir != "" && slices.Contains(UpstreamControlPlane, component) {
+		return filepath.Join(c.ControlPlaneBinDir, component)
+	}
+	return filepath.Join(c.BinDir, component)
 }
 
 // boot starts the machine's supervisor inside its namespace, in a UTS

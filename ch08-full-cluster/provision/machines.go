@@ -82,7 +82,7 @@ func (r *renderer) controlPlane() {
 	k := func(f string) string { return r.path(filepath.Join(kubernetesDir, f)) }
 	r.unit(unit{Name: "kube-apiserver", Description: "Kubernetes API Server", Documentation: "https://github.com/kubernetes/kubernetes",
 		After: []string{"network.target", "etcd.service"}, Wants: []string{"etcd.service"},
-		Exec: [][]string{{r.bin("kube-apiserver"),
+		Exec: [][]string{append([]string{r.bin("kube-apiserver"),
 			"--advertise-address=" + m.IP.String(),
 			"--bind-address=0.0.0.0",
 			fmt.Sprintf("--secure-port=%d", t.SecurePort),
@@ -104,8 +104,8 @@ func (r *renderer) controlPlane() {
 			"--encryption-provider-config=" + k(pki.EncryptionConfig),
 			"--endpoint-reconciler-type=lease",
 			"--authorization-mode=Node,RBAC",
-			r.controlPlaneLogFlag(),
-		}},
+			r.logFlag("kube-apiserver"),
+		}, r.upstreamAPIServerFlags()...)},
 		Restart: "on-failure", RestartSec: "5"})
 
 	r.unit(unit{Name: "kube-scheduler", Description: "Kubernetes Scheduler", Documentation: "https://github.com/kubernetes/kubernetes",
@@ -113,7 +113,7 @@ func (r *renderer) controlPlane() {
 		Exec: [][]string{{r.bin("kube-scheduler"),
 			"--kubeconfig=" + k(pki.KubeScheduler+".kubeconfig"),
 			"--leader-elect=true",
-			r.controlPlaneLogFlag(),
+			r.logFlag("kube-scheduler"),
 		}},
 		Restart: "on-failure", RestartSec: "5"})
 
@@ -128,7 +128,7 @@ func (r *renderer) controlPlane() {
 			"--service-cluster-ip-range=" + t.ServiceCIDR,
 			"--root-ca-file=" + k("ca.crt"),
 			"--node-monitor-grace-period=" + t.NodeMonitorGracePeriod.String(),
-			r.controlPlaneLogFlag(),
+			r.logFlag("kube-controller-manager"),
 		}, r.upstreamControllerManagerFlags()...)},
 		Restart: "on-failure", RestartSec: "5"})
 
@@ -153,26 +153,40 @@ func (r *renderer) controlPlane() {
 		Restart: "on-failure", RestartSec: "5"})
 }
 
-// controlPlaneLogFlag is the log flag of kube-apiserver, kube-scheduler
-// and kube-controller-manager: ours take --log-level, upstream's klog's
-// --v.
-func (r *renderer) controlPlaneLogFlag() string {
-	if r.t.UpstreamControlPlane {
+// logFlag is the log flag of the machine's component: ours take
+// --log-level, upstream's klog's --v.
+func (r *renderer) logFlag(component string) string {
+	if r.t.IsUpstream(r.m.Name, component) {
 		return "--v=1"
 	}
 	return "--log-level=" + r.t.LogLevel
 }
 
-// upstreamControllerManagerFlags are what upstream's controller manager
-// needs besides: each controller under its own ServiceAccount (with the
-// roles upstream's RBAC gives each one, as kubeadm runs it; its own
-// identity may do little), and the key that signs ServiceAccount tokens.
-// Ours runs every controller as system:kube-controller-manager.
-func (r *renderer) upstreamControllerManagerFlags() []string {
-	if !r.t.UpstreamControlPlane {
+// upstreamAPIServerFlags are what upstream's apiserver needs besides:
+// the kubelets dialed at their InternalIP (logs, exec, port-forward).
+// Upstream's default order starts with Hostname, which it would look up
+// in the machine's DNS; ours dials only an address that is an IP, in
+// this order (kubeadm's).
+func (r *renderer) upstreamAPIServerFlags() []string {
+	if !r.t.IsUpstream(r.m.Name, "kube-apiserver") {
 		return nil
 	}
-	return []string{"--use-service-account-credentials=true",
+	return []string{"--kubelet-preferred-address-types=InternalIP,ExternalIP,Hostname"}
+}
+
+// upstreamControllerManagerFlags are what upstream's controller manager
+// needs besides: the key that signs ServiceAccount tokens, and on
+// upstream's apiserver each controller under its own ServiceAccount,
+// with the roles upstream's RBAC gives each one (system:controller:*, as
+// kubeadm runs it; its own identity may do little). Kubik's apiserver
+// has no such roles: there, as ours, it runs every controller as
+// system:kube-controller-manager, whose role holds every controller's
+// rights (upstream's flag --use-service-account-credentials=false).
+func (r *renderer) upstreamControllerManagerFlags() []string {
+	if !r.t.IsUpstream(r.m.Name, "kube-controller-manager") {
+		return nil
+	}
+	return []string{fmt.Sprintf("--use-service-account-credentials=%t", r.t.IsUpstream(r.m.Name, "kube-apiserver")),
 		"--service-account-private-key-file=" + r.path(filepath.Join(kubernetesDir, pki.ServiceAccountKey))}
 }
 
@@ -234,13 +248,13 @@ func (r *renderer) worker() {
 
 	r.unit(unit{Name: "kube-proxy", Description: "Kubernetes Kube Proxy", Documentation: "https://github.com/kubernetes/kubernetes",
 		After: []string{"kubik-node-network.service"},
-		Exec: [][]string{{r.bin("kube-proxy"),
+		Exec: [][]string{append([]string{r.bin("kube-proxy"),
 			"--kubeconfig=" + r.path(filepath.Join(kubeProxyDir, "kubeconfig")),
 			"--proxy-mode=" + t.ProxyMode,
 			"--cluster-cidr=" + t.ClusterCIDR,
 			"--hostname-override=" + m.Name,
 			"--bind-address=" + m.IP.String(),
-		}},
+		}, r.upstreamKubeProxyFlags()...)},
 		Restart: "on-failure", RestartSec: "5"})
 
 	r.unit(unit{Name: "kubik-node-agent", Description: "Kubik node network agent (flanneld's job)",
@@ -258,4 +272,15 @@ func (r *renderer) worker() {
 			"--log-level=" + t.LogLevel,
 		}},
 		Restart: "on-failure", RestartSec: "5"})
+}
+
+// upstreamKubeProxyFlags are what upstream's kube-proxy needs besides
+// ours: leave the conntrack table's size and timeouts as they are (it
+// would raise them, and nf_conntrack_max is the host's, not the
+// machine's namespace's), and klog's verbosity. Ours never touches them.
+func (r *renderer) upstreamKubeProxyFlags() []string {
+	if !r.t.IsUpstream(r.m.Name, "kube-proxy") {
+		return nil
+	}
+	return []string{"--conntrack-max-per-core=0", "--conntrack-tcp-timeout-established=0", "--conntrack-tcp-timeout-close-wait=0", "--v=1"}
 }

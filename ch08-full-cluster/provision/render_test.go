@@ -258,3 +258,48 @@ func TestRenderOptions(t *testing.T) {
 		t.Errorf("the cloud controller manager is ours either way:\n%s", u)
 	}
 }
+
+// TestRenderUpstreamComponents: single components of upstream's binaries
+// (Topology.Upstream) get upstream's flags, on their machines only.
+func TestRenderUpstreamComponents(t *testing.T) {
+	topo, pkiDir := topology(t, 1, 2)
+	topo.Upstream = []string{"kube-controller-manager", "kube-scheduler", "w-2/kube-proxy"}
+	unitOf := func(machine, name string) string {
+		t.Helper()
+		files, err := Render(topo, pkiDir, machine, "/")
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, f := range files {
+			if f.Path == "etc/systemd/system/"+name+".service" {
+				return string(f.Data)
+			}
+		}
+		t.Fatalf("%s: no %s.service", machine, name)
+		return ""
+	}
+	if u := unitOf("cp-1", "kube-apiserver"); !strings.Contains(u, "--log-level=info") || strings.Contains(u, "--kubelet-preferred-address-types") {
+		t.Errorf("Kubik's apiserver:\n%s", u)
+	}
+	if u := unitOf("cp-1", "kube-scheduler"); !strings.Contains(u, "--v=1") {
+		t.Errorf("upstream's scheduler: want --v=1:\n%s", u)
+	}
+	// On Kubik's apiserver, upstream's controller manager runs every
+	// controller under its own identity: Kubik has no system:controller:* roles.
+	if u := unitOf("cp-1", "kube-controller-manager"); !strings.Contains(u, "--use-service-account-credentials=false") {
+		t.Errorf("upstream's controller manager on Kubik's apiserver:\n%s", u)
+	}
+	if u := unitOf("w-2", "kube-proxy"); !strings.Contains(u, "--conntrack-max-per-core=0") || !strings.Contains(u, "--v=1") {
+		t.Errorf("upstream's kube-proxy on w-2:\n%s", u)
+	}
+	if u := unitOf("w-1", "kube-proxy"); strings.Contains(u, "--conntrack-max-per-core") {
+		t.Errorf("w-1's kube-proxy is Kubik's:\n%s", u)
+	}
+	topo.Upstream = append(topo.Upstream, "kube-apiserver")
+	if u := unitOf("cp-1", "kube-apiserver"); !strings.Contains(u, "--kubelet-preferred-address-types=InternalIP,ExternalIP,Hostname") {
+		t.Errorf("upstream's apiserver:\n%s", u)
+	}
+	if u := unitOf("cp-1", "kube-controller-manager"); !strings.Contains(u, "--use-service-account-credentials=true") {
+		t.Errorf("upstream's controller manager on upstream's apiserver:\n%s", u)
+	}
+}

@@ -91,6 +91,22 @@ type Topology struct {
 	// (the runner puts them in /usr/local/bin): the same flags, except
 	// the log verbosity, which is klog's --v.
 	UpstreamControlPlane bool `json:"upstreamControlPlane,omitempty"`
+	// Upstream names more components that run upstream's binaries, each
+	// rendered with upstream's flags where they differ from ours: a
+	// component's name ("kube-apiserver", "kube-scheduler",
+	// "kube-controller-manager" on every control-plane machine, "kubelet",
+	// "kube-proxy" on every worker), or MACHINE/COMPONENT for one
+	// machine's ("w-2/kubelet").
+	Upstream []string `json:"upstream,omitempty"`
+}
+
+// IsUpstream reports whether machine's component is upstream's binary
+// (UpstreamControlPlane, or named in Upstream).
+func (t Topology) IsUpstream(machine, component string) bool {
+	if t.UpstreamControlPlane && (component == "kube-apiserver" || component == "kube-scheduler" || component == "kube-controller-manager") {
+		return true
+	}
+	return slices.Contains(t.Upstream, component) || slices.Contains(t.Upstream, machine+"/"+component)
 }
 
 // The machines' names.
