@@ -261,9 +261,11 @@ func (s *Server) servePodStream(q *request) error {
 		if err != nil {
 			return err
 		}
-		for _, name := range []string{"stdin", "stdout", "stderr", "tty"} {
+		// The kubelet's names for the streams (core/v1 ExecStdinParam,
+		// ExecStdoutParam, ExecStderrParam, ExecTTYParam).
+		for name, kubelet := range map[string]string{"stdin": "input", "stdout": "output", "stderr": "error", "tty": "tty"} {
 			if b, _ := strconv.ParseBool(q.query(name)); b {
-				params.Set(name, "1")
+				params.Set(kubelet, "1")
 			}
 		}
 		if q.info.Subresource == "exec" {

@@ -71,13 +71,15 @@ func TestServerErrors(t *testing.T) {
 		code   int
 		body   string
 	}{
-		{"exec: no such pod", fakeHost{}, "POST", "/exec/default/nope/web?command=ls&stdout=1", 404, "pod does not exist"},
-		{"exec: not running", fakeHost{}, "POST", "/exec/default/web/web?command=ls&stdout=1", 500, `container not found ("web")`},
+		{"exec: no such pod", fakeHost{}, "POST", "/exec/default/nope/web?command=ls&output=1", 404, "pod does not exist"},
+		{"exec: not running", fakeHost{}, "POST", "/exec/default/web/web?command=ls&output=1", 500, `container not found ("web")`},
 		{"exec: no streams", fakeHost{running: true}, "POST", "/exec/default/web/web?command=ls", 400, "you must specify at least 1 of stdin, stdout, stderr"},
-		{"exec: no command", fakeHost{running: true}, "POST", "/exec/default/web/web?stdout=1", 500, "missing command"},
+		// The pods/exec names are not the kubelet's: upstream's apiserver sends input/output/error.
+		{"exec: pods/exec names", fakeHost{running: true}, "POST", "/exec/default/web/web?command=ls&stdout=1&stdin=1", 400, "you must specify at least 1 of stdin, stdout, stderr"},
+		{"exec: no command", fakeHost{running: true}, "POST", "/exec/default/web/web?output=1", 500, "missing command"},
 		{"exec: the runtime's NotFound", fakeHost{running: true, execErr: status.Error(codes.NotFound, "no such container ")},
-			"POST", "/exec/default/web/web?command=ls&stdout=1", 404, "no such container"},
-		{"attach: the runtime's error", fakeHost{running: true, execErr: errors.New("boom")}, "POST", "/attach/default/web/web?stdout=1", 500, "boom"},
+			"POST", "/exec/default/web/web?command=ls&output=1", 404, "no such container"},
+		{"attach: the runtime's error", fakeHost{running: true, execErr: errors.New("boom")}, "POST", "/attach/default/web/web?output=1", 500, "boom"},
 		{"portForward: no sandbox", fakeHost{portsErr: status.Errorf(codes.NotFound, "pod not found (%q)", "default/web")},
 			"POST", "/portForward/default/web", 404, `pod not found ("default/web")`},
 		{"portForward: not an upgrade", fakeHost{}, "POST", "/portForward/default/web", 400, "Upgrade request required"},

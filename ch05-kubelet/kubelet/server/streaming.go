@@ -16,7 +16,6 @@ import (
 	"net"
 	"net/http"
 	"net/url"
-	"strconv"
 	"strings"
 
 	"google.golang.org/grpc/codes"
@@ -25,18 +24,21 @@ import (
 	"kubik/ch01-apiserver/apiserver/proxy"
 )
 
-// StreamOptions are the query of /exec and /attach ("1" or "true"):
-// which streams the client wants (upstream's remotecommand Options).
+// StreamOptions are the query of /exec and /attach: which streams the
+// client wants (upstream's remotecommand Options). The kubelet's names
+// are not the pods/exec names: the apiserver turns stdin, stdout, stderr
+// into input, output, error (core/v1's ExecStdinParam and friends), and
+// a stream is wanted when its value is "1".
 type StreamOptions struct {
 	Stdin, Stdout, Stderr, TTY bool
 }
 
 func parseStreamOptions(q url.Values) StreamOptions {
-	b := func(k string) bool { v, _ := strconv.ParseBool(q.Get(k)); return v }
-	return StreamOptions{Stdin: b("stdin"), Stdout: b("stdout"), Stderr: b("stderr"), TTY: b("tty")}
+	b := func(k string) bool { return q.Get(k) == "1" }
+	return StreamOptions{Stdin: b("input"), Stdout: b("output"), Stderr: b("error"), TTY: b("tty")}
 }
 
-// serveExec: /exec/<ns>/<pod>/<container>?command=...&stdin=1...
+// serveExec: /exec/<ns>/<pod>/<container>?command=...&input=1...
 func (s *Server) serveExec(w http.ResponseWriter, r *http.Request) {
 	s.serveContainerStream(w, r, func(ctx context.Context, id string, o StreamOptions) (string, error) {
 		cmd := r.URL.Query()["command"]
@@ -47,7 +49,7 @@ func (s *Server) serveExec(w http.ResponseWriter, r *http.Request) {
 	})
 }
 
-// serveAttach: /attach/<ns>/<pod>/<container>?stdin=1...
+// serveAttach: /attach/<ns>/<pod>/<container>?input=1...
 func (s *Server) serveAttach(w http.ResponseWriter, r *http.Request) {
 	s.serveContainerStream(w, r, s.host.GetAttach)
 }
