@@ -118,6 +118,11 @@ ch07-run: images ## chapter 6's cluster + kube-proxy on every node (PROXY_MODE=i
 	$(GO) build -o $(BIN)/kubik-cni ./ch06-cni/cmd/kubik-cni
 	$(call run,ch07-kube-proxy,3-5 minutes on 2 cores,--cni-plugin $(abspath $(BIN))/kubik-cni --nodes $(or $(NODES),2) --backend $(or $(BACKEND),host-gw) --proxy-mode $(or $(PROXY_MODE),iptables) --image-dir $(IMAGE_DIR))
 
+.PHONY: compare-proxy
+compare-proxy: ref-build ## ch07: our kube-proxy's rule dumps next to upstream kube-proxy v1.35.4's, live, both modes (root)
+	@scripts/ensure-deps.sh $(CH06_DEPS) conntrack=conntrack
+	$(GO) test -count=1 -v -run 'Mode$$/^rules$$' ./ch07-kube-proxy -require-upstream
+
 SERVICES     ?= 100,1000,5000,10000
 bench-proxy: ## ch07 kube-proxy vs upstream v1.35.4: one-change sync, full resync, rule count at SERVICES, both modes (root)
 	@scripts/ensure-deps.sh $(CH06_DEPS) conntrack=conntrack

@@ -38,6 +38,8 @@ import (
 
 var updateRules = flag.Bool("update-rules", false, "record upstream kube-proxy's normalised rules into testdata/rules/*.golden (needs the ref binary: make ref-build)")
 
+var requireUpstream = flag.Bool("require-upstream", false, "fail, rather than compare with the golden only, when upstream kube-proxy is not built (the live comparison of make compare-proxy)")
+
 // refKubeProxy is upstream's binary as make ref-build leaves it.
 var refKubeProxy = filepath.Join("..", ".kubik", "ref", "bin", "kube-proxy")
 
@@ -87,6 +89,8 @@ func testRulesMatchUpstream(t *testing.T, c *testCluster) {
 
 	if _, err := os.Stat(refKubeProxy); err == nil {
 		t.Run("live", func(t *testing.T) { compareLive(t, c, golden, synced) })
+	} else if *requireUpstream {
+		t.Fatalf("upstream kube-proxy not built (%s): `make ref-build` builds it", refKubeProxy)
 	} else {
 		t.Logf("upstream kube-proxy not built (%s): comparing with the golden only; `make ref-build` builds it", refKubeProxy)
 	}

@@ -32,14 +32,22 @@ import (
 type timedNFT struct {
 	nft.Interface
 	runTime, listTime time.Duration
+	deleteTime        time.Duration // chains deleted over netlink
+	runs              int
 	lastOps           int
 }
 
 func (t *timedNFT) Run(ctx context.Context, tx *nft.Transaction) error {
 	start := time.Now()
-	defer func() { t.runTime += time.Since(start) }()
+	defer func() { t.runTime += time.Since(start); t.runs++ }()
 	t.lastOps = tx.NumOperations()
 	return t.Interface.Run(ctx, tx)
+}
+
+func (t *timedNFT) DeleteChains(ctx context.Context, names []string) error {
+	start := time.Now()
+	defer func() { t.deleteTime += time.Since(start) }()
+	return t.Interface.DeleteChains(ctx, names)
 }
 
 func (t *timedNFT) ListAll(ctx context.Context) (map[string][]string, error) {
@@ -54,7 +62,7 @@ func (t *timedNFT) ListElements(ctx context.Context, typ, name string) ([]*nft.E
 	return t.Interface.ListElements(ctx, typ, name)
 }
 
-func (t *timedNFT) reset() { t.runTime, t.listTime = 0, 0 }
+func (t *timedNFT) reset() { t.runTime, t.listTime, t.deleteTime, t.runs = 0, 0, 0, 0 }
 
 // syncer is what the benchmark drives: the informer handlers and a sync.
 type syncer interface {
@@ -111,7 +119,8 @@ func benchDirect(mode string, n int) error {
 				return ""
 			}
 			defer timed.reset()
-			return fmt.Sprintf(" (nft run %s, nft list %s)", timed.runTime.Round(time.Millisecond), timed.listTime.Round(time.Millisecond))
+			return fmt.Sprintf(" (%d nft runs %s, nft list %s, chain deletions %s)", timed.runs, timed.runTime.Round(time.Millisecond),
+				timed.listTime.Round(time.Millisecond), timed.deleteTime.Round(time.Millisecond))
 		}
 		common := func() (proxyutil.LocalTrafficDetector, healthcheck.ServiceHealthServer) {
 			return proxyutil.NewDetectLocalByCIDR("10.128.0.0/9"), healthcheck.FakeServiceHealthServer{}
@@ -166,6 +175,9 @@ func benchDirect(mode string, n int) error {
 			}
 		}
 		for r := 1; r <= rounds; r++ {
+			// More than a second apart, as in the side-by-side run: each
+			// sync then also deletes the chains the previous one left stale.
+			time.Sleep(1100 * time.Millisecond)
 			p.OnEndpointSliceUpdate(slice(n/2, r-1), slice(n/2, r))
 			start = time.Now()
 			if err := p.SyncProxyRules(); err != nil {

@@ -31,7 +31,9 @@
 // 127.0.0.1:10249 inside the node's namespace. Then our DNS server
 // (ch07-kube-proxy/cmd/kube-dns, on this machine's loopback, watching the
 // same apiserver) answers -dns-seconds of A queries for random Services
-// from -dns-clients concurrent clients: queries/s, p50, p99.
+// from -dns-clients concurrent clients: queries/s, p50, p99; and the same
+// load again from a pod's network namespace to the Service address
+// 10.96.0.10, through our kube-proxy (dnspod.go; -dns-from).
 //
 // -direct runs the older in-process benchmark instead (our proxiers only,
 // no apiserver, with -cpuprofile). The program needs root; it removes the
@@ -60,6 +62,7 @@ var (
 	resyncCount  = flag.Int("resyncs", 3, "full resyncs measured per proxier (the median is reported)")
 	dnsSeconds   = flag.Duration("dns-seconds", 5*time.Second, "how long the DNS load runs at each Service count (0: none)")
 	dnsClients   = flag.Int("dns-clients", 16, "concurrent DNS clients")
+	dnsFrom      = flag.String("dns-from", "both", "where the DNS load comes from: loopback (the server on this machine's loopback), pod (a pod's namespace, through our kube-proxy to 10.96.0.10) or both")
 	keep         = flag.Bool("keep", false, "keep the work directory (logs) and print its path")
 	direct       = flag.Bool("direct", false, "run the in-process benchmark of our proxiers only (no apiserver, no upstream)")
 	cpuProfile   = flag.String("cpuprofile", "", "with -direct: write a CPU profile of the one-change syncs to this file")
@@ -84,6 +87,11 @@ func run(ctx context.Context) error {
 	case "iptables", "nftables":
 	default:
 		return fmt.Errorf("-mode %q: iptables, nftables or both", *modeFlag)
+	}
+	switch *dnsFrom {
+	case "loopback", "pod", "both":
+	default:
+		return fmt.Errorf("-dns-from %q: loopback, pod or both", *dnsFrom)
 	}
 	if *direct {
 		profilePath = *cpuProfile

@@ -49,16 +49,16 @@ func printReport(w io.Writer, results []result, dns []dnsResult, withUpstream bo
 	if len(dns) == 0 {
 		return
 	}
-	fmt.Fprintln(w, "\ncluster DNS (ours), A queries for random Services over UDP on loopback")
+	fmt.Fprintln(w, "\ncluster DNS (ours), A queries for random Services over UDP: from this machine's loopback to the server, or from a pod to 10.96.0.10 through our kube-proxy")
 	tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "services\tclients\tqueries/s\tp50 ms\tp99 ms\tfailed\t")
+	fmt.Fprintln(tw, "from\tservices\tclients\tqueries/s\tp50 ms\tp99 ms\tfailed\t")
 	for _, d := range dns {
-		fmt.Fprintf(tw, "%d\t%d\t%.0f\t%s\t%s\t%d\t\n", d.services, d.clients, d.qps, msFine(d.p50), msFine(d.p99), d.errs)
+		fmt.Fprintf(tw, "%s\t%d\t%d\t%.0f\t%s\t%s\t%d\t\n", d.from, d.services, d.clients, d.qps, msFine(d.p50), msFine(d.p99), d.errs)
 	}
 	tw.Flush()
 	for _, d := range dns {
 		if d.err != nil {
-			fmt.Fprintf(w, "  DNS at %d Services: %v\n", d.services, d.err)
+			fmt.Fprintf(w, "  DNS from %s at %d Services: %v\n", d.from, d.services, d.err)
 		}
 	}
 }

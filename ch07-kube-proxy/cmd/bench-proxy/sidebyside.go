@@ -285,9 +285,17 @@ func sideBySide(ctx context.Context, dir string, counts []int, modes []string, u
 			}
 		}
 		if *dnsSeconds > 0 {
-			d := dnsLoad(ctx, dir, a, n)
-			fmt.Fprintf(os.Stderr, "  dns      %.0f queries/s, p50 %v, p99 %v %v\n", d.qps, d.p50, d.p99, errString(d.err))
-			dnsResults = append(dnsResults, d)
+			var loads []dnsResult
+			if *dnsFrom != "pod" {
+				loads = append(loads, dnsLoad(ctx, dir, a, n))
+			}
+			if *dnsFrom != "loopback" {
+				loads = append(loads, dnsLoadFromPod(ctx, dir, a, n, ours, modes[0]))
+			}
+			for _, d := range loads {
+				fmt.Fprintf(os.Stderr, "  dns      from %s: %.0f queries/s, p50 %v, p99 %v %v\n", d.from, d.qps, d.p50, d.p99, errString(d.err))
+			}
+			dnsResults = append(dnsResults, loads...)
 		}
 	}
 	return results, dnsResults, nil

@@ -60,24 +60,24 @@ func (p *Proxier) SyncProxyRules() (retryError error) {
 	// more than a second, in a transaction of their own.
 	if len(p.staleChains) > 0 {
 		oneSecondAgo := start.Add(-time.Second)
-		tx := p.nftables.NewTransaction()
-		deleted := 0
+		var deleted []string
 		for _, chain := range sortedKeys(p.staleChains) {
 			if p.staleChains[chain].Before(oneSecondAgo) {
-				tx.Delete(&nft.Chain{Name: chain})
+				deleted = append(deleted, chain)
 				delete(p.staleChains, chain)
-				deleted++
 			}
 		}
-		if deleted > 0 {
-			p.log.Info("Deleting stale nftables chains", "numChains", deleted)
-			if err := p.nftables.Run(context.TODO(), tx); err != nil {
+		if len(deleted) > 0 {
+			p.log.Info("Deleting stale nftables chains", "numChains", len(deleted))
+			if err := p.nftables.DeleteChains(context.TODO(), deleted); err != nil {
 				// They are re-found as stale at the end of this sync.
 				p.log.Error("Unable to delete stale chains; will retry later", "err", err)
 				doFullSync = true
 				p.forgetExistingObjects()
-			} else {
-				p.recordTransaction(tx)
+			} else if p.knownChains != nil {
+				for _, chain := range deleted {
+					delete(p.knownChains, chain)
+				}
 			}
 		}
 	}

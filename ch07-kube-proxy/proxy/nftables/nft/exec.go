@@ -9,6 +9,8 @@ import (
 	"os/exec"
 	"strconv"
 	"strings"
+
+	"github.com/google/nftables"
 )
 
 // Interface runs transactions on one table and lists its contents.
@@ -21,6 +23,9 @@ type Interface interface {
 	ListAll(ctx context.Context) (map[string][]string, error)
 	// ListElements returns the elements of a "set" or "map".
 	ListElements(ctx context.Context, objectType, name string) ([]*Element, error)
+	// DeleteChains deletes the named chains (empty and unreferenced) in
+	// one transaction.
+	DeleteChains(ctx context.Context, names []string) error
 }
 
 // ErrNotFound says the table or object does not exist.
@@ -69,33 +74,67 @@ func (n *realNFT) Run(ctx context.Context, tx *Transaction) error {
 	return err
 }
 
+// DeleteChains sends the deletions over netlink itself
+// (github.com/google/nftables), in the calling thread's network namespace.
+// `nft -f` would first read every chain of the table into its cache, to
+// check commands it does not need to check here: at 5000 Services that is
+// 2 MB from the kernel and most of a partial sync's time, and a sync that
+// deletes the chains left stale by an earlier one would pay it twice.
+func (n *realNFT) DeleteChains(_ context.Context, names []string) error {
+	if n.family != IPv4Family {
+		return fmt.Errorf("DeleteChains: family %q is not supported", n.family)
+	}
+	conn, err := nftables.New()
+	if err != nil {
+		return err
+	}
+	table := &nftables.Table{Name: n.table, Family: nftables.TableFamilyIPv4}
+	for _, name := range names {
+		conn.DelChain(&nftables.Chain{Name: name, Table: table})
+	}
+	if err := conn.Flush(); err != nil {
+		return fmt.Errorf("deleting %d chains: %w", len(names), err)
+	}
+	return nil
+}
+
 // jsonResult is `nft --json` output: {"nftables": [{"metainfo": ...}, {"chain": {...}}, ...]}.
 type jsonResult struct {
 	Nftables []map[string]json.RawMessage `json:"nftables"`
 }
 
+// ListAll lists the chains, sets and maps of the family (`nft --json
+// list chains ip`, `--terse list sets ip`, `--terse list maps ip`) and
+// keeps those of our table. knftables lists the whole table instead
+// (`--terse list table`), rules included: at 5000 Services that is 12 MB
+// of JSON and seconds of nft's time, where the three listings here take a
+// tenth of it.
 func (n *realNFT) ListAll(ctx context.Context) (map[string][]string, error) {
-	out, err := n.run(ctx, nil, "--json", "--terse", "list", "table", string(n.family), n.table)
-	if err != nil {
-		if IsNotFound(err) {
-			return map[string][]string{}, nil
-		}
-		return nil, err
-	}
-	var res jsonResult
-	if err := json.Unmarshal([]byte(out), &res); err != nil {
-		return nil, fmt.Errorf("could not parse nft output: %w", err)
-	}
 	all := map[string][]string{}
-	for _, obj := range res.Nftables {
-		for typ, raw := range obj {
-			if typ != "chain" && typ != "set" && typ != "map" {
+	for _, typ := range []string{"chain", "set", "map"} {
+		args := []string{"--json", "list", typ + "s", string(n.family)}
+		if typ != "chain" {
+			// Without the elements.
+			args = []string{"--json", "--terse", "list", typ + "s", string(n.family)}
+		}
+		out, err := n.run(ctx, nil, args...)
+		if err != nil {
+			return nil, err
+		}
+		var res jsonResult
+		if err := json.Unmarshal([]byte(out), &res); err != nil {
+			return nil, fmt.Errorf("could not parse nft output: %w", err)
+		}
+		for _, obj := range res.Nftables {
+			raw, ok := obj[typ]
+			if !ok {
 				continue
 			}
 			var named struct {
-				Name string `json:"name"`
+				Name  string `json:"name"`
+				Table string `json:"table"`
 			}
-			if json.Unmarshal(raw, &named) == nil && named.Name != "" {
+			if json.Unmarshal(raw, &named) == nil && named.Name != "" && named.Table == n.table {
 				all[typ] = append(all[typ], named.Name)
 			}
 		}

@@ -50,6 +50,19 @@ func TestRealNFT(t *testing.T) {
 		if err := n.Run(ctx, tx); err != nil {
 			return err
 		}
+		// Another table of the family is not ours.
+		other, err := New(IPv4Family, "other")
+		if err != nil {
+			return err
+		}
+		otx := other.NewTransaction()
+		otx.Add(&Table{})
+		otx.Add(&Chain{Name: "other-chain"})
+		otx.Add(&Set{Name: "other-set", Type: "ipv4_addr"})
+		otx.Add(&Map{Name: "other-map", Type: "ipv4_addr : verdict"})
+		if err := other.Run(ctx, otx); err != nil {
+			return err
+		}
 		all, err := n.ListAll(ctx)
 		if err != nil {
 			return err
@@ -60,6 +73,25 @@ func TestRealNFT(t *testing.T) {
 		want := map[string][]string{"chain": {"service-X-ns1/svc1/tcp/p80"}, "set": {"cluster-ips"}, "map": {"no-endpoint-services", "service-ips"}}
 		if !reflect.DeepEqual(all, want) {
 			t.Errorf("ListAll = %v, want %v", all, want)
+		}
+		// Chains are deleted over netlink, all or none; a referenced one
+		// can't be.
+		etx := n.NewTransaction()
+		etx.Add(&Chain{Name: "endpoint-Y-ns1/svc1/tcp/p80__10.0.0.1/80"})
+		if err := n.Run(ctx, etx); err != nil {
+			return err
+		}
+		if err := n.DeleteChains(ctx, []string{"endpoint-Y-ns1/svc1/tcp/p80__10.0.0.1/80", "no-such-chain"}); err == nil {
+			t.Errorf("DeleteChains of a missing chain: no error")
+		}
+		if err := n.DeleteChains(ctx, []string{"service-X-ns1/svc1/tcp/p80"}); err == nil {
+			t.Errorf("DeleteChains of a chain a map element goes to: no error")
+		}
+		if err := n.DeleteChains(ctx, []string{"endpoint-Y-ns1/svc1/tcp/p80__10.0.0.1/80"}); err != nil {
+			t.Errorf("DeleteChains: %v", err)
+		}
+		if all, err := n.ListAll(ctx); err != nil || !reflect.DeepEqual(all["chain"], want["chain"]) {
+			t.Errorf("ListAll after DeleteChains: %v, %v", all, err)
 		}
 		for _, c := range []struct {
 			typ, name string

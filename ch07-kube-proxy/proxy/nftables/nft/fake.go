@@ -244,6 +244,21 @@ func jumpTargets(rule string) []string {
 	return out
 }
 
+// DeleteChains deletes the chains as a transaction of "delete chain"
+// operations would (LastTransaction is left alone).
+func (f *Fake) DeleteChains(ctx context.Context, names []string) error {
+	tx := f.NewTransaction()
+	for _, name := range names {
+		tx.Delete(&Chain{Name: name})
+	}
+	last := f.LastTransaction
+	err := f.Run(ctx, tx)
+	f.mu.Lock()
+	f.LastTransaction = last
+	f.mu.Unlock()
+	return err
+}
+
 // ListAll lists the chain, set and map names.
 func (f *Fake) ListAll(_ context.Context) (map[string][]string, error) {
 	f.mu.Lock()

@@ -1,7 +1,8 @@
 // Package nft builds nftables transactions as nft command text and runs
 // them with the nft binary (`nft -f -`: one atomic transaction), and lists
-// what a table holds (`nft --json list ...`). Fake is an in-memory table
-// that applies the same transactions, for tests.
+// what a table holds (`nft --json list ...`); chains are deleted over
+// netlink (github.com/google/nftables), without nft's cache. Fake is an
+// in-memory table that applies the same transactions, for tests.
 //
 // The text is exactly what sigs.k8s.io/knftables (which upstream
 // kube-proxy uses) writes for the same objects, so a transaction here reads
