@@ -37,6 +37,9 @@ type ControllerRefManager[T any, PT rest.Object[T]] struct {
 	// CanAdoptFunc rechecks, once, that the controller is not being deleted
 	// before the first adoption (the cache may be behind).
 	CanAdoptFunc func(ctx context.Context) error
+	// Finalizers are added with the ownerReference on adoption and removed
+	// with it on release (the Job controller's job-tracking finalizer).
+	Finalizers []string
 
 	canAdoptOnce sync.Once
 	canAdoptErr  error
@@ -112,8 +115,10 @@ func (m *ControllerRefManager[T, PT]) claimObject(ctx context.Context, o *T, mat
 // name meanwhile.
 type patchMeta struct {
 	Metadata struct {
-		OwnerReferences []any  `json:"ownerReferences"`
-		UID             string `json:"uid"`
+		OwnerReferences          []any    `json:"ownerReferences"`
+		UID                      string   `json:"uid"`
+		Finalizers               []string `json:"finalizers,omitempty"`
+		DeleteFinalizersFromList []string `json:"$deleteFromPrimitiveList/finalizers,omitempty"`
 	} `json:"metadata"`
 }
 
@@ -129,6 +134,7 @@ func (m *ControllerRefManager[T, PT]) adopt(ctx context.Context, meta *metav1.Ob
 	var p patchMeta
 	p.Metadata.UID = meta.UID
 	p.Metadata.OwnerReferences = []any{NewControllerRef(m.Controller, m.APIVersion, m.Kind)}
+	p.Metadata.Finalizers = m.Finalizers
 	body, _ := json.Marshal(p)
 	_, err := rest.Patch[T, PT](ctx, m.Client, meta.Namespace, meta.Name, rest.StrategicMergePatchType, body, "")
 	return err
@@ -138,6 +144,7 @@ func (m *ControllerRefManager[T, PT]) release(ctx context.Context, meta *metav1.
 	var p patchMeta
 	p.Metadata.UID = meta.UID
 	p.Metadata.OwnerReferences = []any{map[string]string{"$patch": "delete", "uid": m.Controller.UID}}
+	p.Metadata.DeleteFinalizersFromList = m.Finalizers
 	body, _ := json.Marshal(p)
 	_, err := rest.Patch[T, PT](ctx, m.Client, meta.Namespace, meta.Name, rest.StrategicMergePatchType, body, "")
 	if err != nil && (rest.IsNotFound(err) || rest.IsInvalid(err)) {

@@ -62,3 +62,27 @@ func TestFlags(t *testing.T) {
 		t.Errorf("unknown controller: %v", err)
 	}
 }
+
+// TestOnByDefault: the controllers upstream runs by default run here too
+// with "*", under upstream's names, and --concurrent-rc-syncs sets the
+// ReplicationController workers.
+func TestOnByDefault(t *testing.T) {
+	var c Config
+	fs := flag.NewFlagSet("kcm", flag.ContinueOnError)
+	c.AddFlags(fs)
+	if err := fs.Parse([]string{"--concurrent-rc-syncs=3"}); err != nil {
+		t.Fatal(err)
+	}
+	enabled := map[string]bool{}
+	for _, n := range c.Names() {
+		enabled[n] = true
+	}
+	for _, n := range []string{"replicationcontroller", "disruption", "endpointslice-mirroring"} {
+		if !enabled[n] {
+			t.Errorf("%s not enabled by default (enabled: %v)", n, c.Names())
+		}
+	}
+	if c.Concurrency["concurrent-rc-syncs"] != 3 || c.Concurrency["mirroring-concurrent-service-endpoint-syncs"] != 5 {
+		t.Errorf("concurrency: %v", c.Concurrency)
+	}
+}

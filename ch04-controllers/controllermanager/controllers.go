@@ -11,13 +11,16 @@ import (
 	"kubik/ch04-controllers/cronjob"
 	"kubik/ch04-controllers/daemonset"
 	"kubik/ch04-controllers/deployment"
+	"kubik/ch04-controllers/disruption"
 	"kubik/ch04-controllers/endpoint"
 	"kubik/ch04-controllers/endpointslice"
+	"kubik/ch04-controllers/endpointslicemirroring"
 	"kubik/ch04-controllers/garbagecollector"
 	"kubik/ch04-controllers/job"
 	"kubik/ch04-controllers/namespace"
 	"kubik/ch04-controllers/nodelifecycle"
 	"kubik/ch04-controllers/replicaset"
+	"kubik/ch04-controllers/replication"
 	"kubik/ch04-controllers/serviceaccount"
 	"kubik/ch04-controllers/tainteviction"
 	"kubik/ch04-controllers/ttlafterfinished"
@@ -63,6 +66,14 @@ func Descriptors() []Descriptor {
 			New: func(cc *controller.ControllerContext, _ *Config) (Controller, error) {
 				return replicaset.NewReplicaSetController(cc)
 			}},
+		{Name: "replicationcontroller", ConcurrencyFlag: "concurrent-rc-syncs", DefaultConcurrency: 5,
+			New: func(cc *controller.ControllerContext, _ *Config) (Controller, error) {
+				return replication.NewReplicationManager(cc)
+			}},
+		{Name: "disruption",
+			New: func(cc *controller.ControllerContext, _ *Config) (Controller, error) {
+				return disruption.NewDisruptionController(cc)
+			}},
 		// Batch, DaemonSet, endpoints and node controllers.
 		{Name: "job", ConcurrencyFlag: "concurrent-job-syncs", DefaultConcurrency: 5,
 			New: func(cc *controller.ControllerContext, _ *Config) (Controller, error) { return job.NewJobController(cc) }},
@@ -85,6 +96,10 @@ func Descriptors() []Descriptor {
 		{Name: "endpointslice", ConcurrencyFlag: "concurrent-service-endpoint-syncs", DefaultConcurrency: 5,
 			New: func(cc *controller.ControllerContext, _ *Config) (Controller, error) {
 				return endpointslice.NewEndpointSliceController(cc)
+			}},
+		{Name: "endpointslice-mirroring", ConcurrencyFlag: "mirroring-concurrent-service-endpoint-syncs", DefaultConcurrency: 5,
+			New: func(cc *controller.ControllerContext, _ *Config) (Controller, error) {
+				return endpointslicemirroring.NewController(cc)
 			}},
 		{Name: "nodelifecycle",
 			New: func(cc *controller.ControllerContext, cfg *Config) (Controller, error) {

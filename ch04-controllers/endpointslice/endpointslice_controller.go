@@ -111,7 +111,13 @@ func NewEndpointSliceController(cc *controller.ControllerContext) (*EndpointSlic
 		}
 	}
 	c.slices.AddEventHandler(cache.ResourceEventHandlerFuncs[discoveryv1.EndpointSlice]{
-		UpdateFunc: func(_, s *discoveryv1.EndpointSlice) { sliceChanged(s) }, DeleteFunc: sliceChanged})
+		UpdateFunc: func(_, s *discoveryv1.EndpointSlice) { sliceChanged(s) },
+		DeleteFunc: func(s *discoveryv1.EndpointSlice) {
+			if s.Labels[discoveryv1.LabelManagedBy] == ControllerName && s.Labels[discoveryv1.LabelServiceName] != "" {
+				c.tracker.deleted(s.Namespace+"/"+s.Labels[discoveryv1.LabelServiceName], s.Name)
+			}
+			sliceChanged(s)
+		}})
 	return c, nil
 }
 

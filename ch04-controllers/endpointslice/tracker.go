@@ -68,3 +68,13 @@ func (t *sliceTracker) forget(svcKey string) {
 	defer t.mu.Unlock()
 	delete(t.written, svcKey)
 }
+
+// deleted is told that the informer saw a slice of svcKey go. Its record
+// goes too: the deletion this controller expected has been observed, or a
+// user deleted a slice it wrote, which the next sync must create again
+// rather than wait for forever. Upstream: EndpointSliceTracker.HandleDeletion.
+func (t *sliceTracker) deleted(svcKey, slice string) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	delete(t.written[svcKey], slice)
+}

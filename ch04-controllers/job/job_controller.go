@@ -5,8 +5,10 @@
 // the Job's key in a work queue; a worker takes the key and syncJob makes
 // the world match the Job:
 //
-//  1. Count the Job's pods (those whose controller ownerReference is the
-//     Job): active, ready, terminating, and the newly finished ones.
+//  1. Claim the Job's pods (claim.go): those whose controller
+//     ownerReference is the Job, after adopting the orphans its selector
+//     matches and releasing those it no longer matches; count them: active,
+//     ready, terminating, and the newly finished ones.
 //  2. Decide whether the Job is over: too many failures (backoffLimit), too
 //     long active (activeDeadlineSeconds), or enough successes
 //     (completions). As upstream since 1.31 an interim condition comes first
@@ -111,6 +113,8 @@ func newJobController(cc *controller.ControllerContext, clock workqueue.Clock) *
 		}
 		return nil
 	}})
+	cache.AddNamespaceIndex(c.jobs)
+	cache.AddNamespaceIndex(c.pods)
 	c.jobs.AddEventHandler(cache.ResourceEventHandlerFuncs[batchv1.Job]{
 		AddFunc:    c.enqueue,
 		UpdateFunc: func(_, j *batchv1.Job) { c.enqueue(j) },
@@ -142,6 +146,9 @@ func jobKeyOf(p *corev1.Pod) string {
 func (c *JobController) addPod(p *corev1.Pod) {
 	key := jobKeyOf(p)
 	if key == "" {
+		if metav1.GetControllerOf(&p.ObjectMeta) == nil && p.DeletionTimestamp == nil {
+			c.enqueueOrphanCandidates(p)
+		}
 		return
 	}
 	c.expectations.CreationObserved(key)
@@ -150,9 +157,16 @@ func (c *JobController) addPod(p *corev1.Pod) {
 
 func (c *JobController) updatePod(old, p *corev1.Pod) {
 	key := jobKeyOf(p)
+	if oldKey := jobKeyOf(old); oldKey != "" && oldKey != key {
+		c.queue.Add(oldKey) // released (or given to another controller)
+	}
 	if key == "" {
+		if metav1.GetControllerOf(&p.ObjectMeta) == nil && (labelsChanged(old, p) || jobKeyOf(old) != "") {
+			c.enqueueOrphanCandidates(p)
+		}
 		return
 	}
+
 	if old.DeletionTimestamp == nil && p.DeletionTimestamp != nil {
 		c.expectations.DeletionObserved(key)
 	}

@@ -45,6 +45,10 @@ func (c *JobController) syncJob(ctx context.Context, key string) (time.Duration,
 	if !c.expectations.SatisfiedExpectations(key) || !c.finalizersSatisfied(key) {
 		return 0, nil // our last actions are not in the cache yet; their events requeue us
 	}
+	pods, err := c.getPodsForJob(ctx, job)
+	if err != nil {
+		return 0, err
+	}
 
 	now := c.clock.Now()
 	st := &job.Status

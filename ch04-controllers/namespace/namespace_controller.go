@@ -11,7 +11,8 @@
 //   - namespaced_resources_deleter.go: reads the namespace live, makes sure
 //     its phase is Terminating, discovers every namespaced resource
 //     (GET /api, /apis), deletes all objects of each in the namespace
-//     (deletecollection, or list and delete one by one), checks what
+//     (deletecollection, or list and delete one by one) — pods first, and
+//     nothing else while one remains (OrderedNamespaceDeletion) —, checks what
 //     remains, records it in the namespace's conditions, and — once nothing
 //     is left — removes "kubernetes" through PUT /api/v1/namespaces/x/finalize.
 //     The apiserver deletes the namespace when its last finalizer is gone.

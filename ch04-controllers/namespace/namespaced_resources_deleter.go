@@ -168,7 +168,7 @@ func (d *namespacedResourcesDeleter) deleteAllContent(ctx context.Context, ns *c
 
 	var estimate int64
 	totals := allGVRDeletionMetadata{gvrToNumRemaining: map[*scheme.Resource]int{}, finalizersToNumRemaining: map[string]int{}}
-	for _, r := range deletable {
+	deleteResource := func(r *scheme.Resource) {
 		meta, err := d.deleteAllContentForGroupVersionResource(ctx, r, ns.Name)
 		if err != nil {
 			errs = append(errs, err)
@@ -182,7 +182,29 @@ func (d *namespacedResourcesDeleter) deleteAllContent(ctx context.Context, ns *c
 			}
 		}
 	}
-	conditions.ProcessContentTotals(totals)
+	// Pods first, and nothing else while any remains (OrderedNamespaceDeletion,
+	// on since 1.33): a pod never outlives the NetworkPolicy, Secret or
+	// ConfigMap it uses.
+	// As upstream, the conditions then say nothing of the remaining pods
+	// (NamespaceContentRemaining stays False).
+	podsIndex := slices.IndexFunc(deletable, func(r *scheme.Resource) bool { return r.Group == "" && r.Resource == "pods" })
+	podsRemain := false
+	if podsIndex >= 0 {
+		pods := deletable[podsIndex]
+		deletable = slices.Delete(slices.Clone(deletable), podsIndex, podsIndex+1)
+		deleteResource(pods)
+		if totals.gvrToNumRemaining[pods] > 0 {
+			d.log.Debug("pods still remain, delaying deletion of other resources", "namespace", ns.Name)
+			podsRemain = true
+			deletable = nil
+		}
+	}
+	for _, r := range deletable {
+		deleteResource(r)
+	}
+	if !podsRemain {
+		conditions.ProcessContentTotals(totals)
+	}
 	// Always written when changed: a condition that was failing and now
 	// is not must say so.
 	if conditions.Update(ns) {

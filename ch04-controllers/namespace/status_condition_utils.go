@@ -29,14 +29,14 @@ var (
 		corev1.NamespaceDeletionGVParsingFailure: "All legacy kube types successfully parsed",
 		corev1.NamespaceDeletionContentFailure:   "All content successfully deleted, may be waiting on finalization",
 		corev1.NamespaceContentRemaining:         "All content successfully removed",
-		corev1.NamespaceFinalizersRemaining:      "All content successfully removed",
+		corev1.NamespaceFinalizersRemaining:      "All content-preserving finalizers finished",
 	}
 	okReasons = map[corev1.NamespaceConditionType]string{
 		corev1.NamespaceDeletionDiscoveryFailure: "ResourcesDiscovered",
 		corev1.NamespaceDeletionGVParsingFailure: "ParsedGroupVersions",
 		corev1.NamespaceDeletionContentFailure:   "ContentDeleted",
 		corev1.NamespaceContentRemaining:         "ContentRemoved",
-		corev1.NamespaceFinalizersRemaining:      "ContentRemoved",
+		corev1.NamespaceFinalizersRemaining:      "ContentHasNoFinalizers",
 	}
 )
 

@@ -34,10 +34,10 @@ func (c *ReplicaSetController) deleteRS(rs *appsv1.ReplicaSet) {
 // resolveControllerRef returns the ReplicaSet ref points to, if it is one
 // and still the same object (same UID).
 func (c *ReplicaSetController) resolveControllerRef(namespace string, ref *metav1.OwnerReference) *appsv1.ReplicaSet {
-	if ref.Kind != "ReplicaSet" {
+	if ref.Kind != c.gvk.Kind {
 		return nil
 	}
-	rs, ok := c.rsInformer.GetStore().Get(namespace, ref.Name)
+	rs, ok := c.rsLister.Get(namespace, ref.Name)
 	if !ok || rs.UID != ref.UID {
 		return nil
 	}
@@ -48,7 +48,7 @@ func (c *ReplicaSetController) resolveControllerRef(namespace string, ref *metav
 // pod: candidates to adopt it.
 func (c *ReplicaSetController) getPodReplicaSets(pod *corev1.Pod) []*appsv1.ReplicaSet {
 	var out []*appsv1.ReplicaSet
-	for _, rs := range c.rsInformer.GetStore().ByIndex(cache.NamespaceIndex, pod.Namespace) {
+	for _, rs := range c.rsLister.List(pod.Namespace) {
 		sel, err := selection.FromLabelSelector(rs.Spec.Selector)
 		if err != nil || sel.Empty() || !sel.Matches(pod.Labels) {
 			continue

@@ -11,6 +11,10 @@
 // (controller.UIDTrackingControllerExpectations) keep it from acting on a
 // cache that has not yet seen its own creations and deletions.
 //
+// NewBaseController builds the same controller for another kind seen as
+// ReplicaSets (a Source and a GroupVersionKind): package replication runs
+// ReplicationControllers through it, as upstream.
+//
 // Upstream: pkg/controller/replicaset/replica_set.go and
 // replica_set_utils.go.
 package replicaset
@@ -47,8 +51,12 @@ const (
 
 // ReplicaSetController is the controller of ReplicaSets.
 type ReplicaSetController struct {
+	// gvk is the kind controlled (ReplicaSet or ReplicationController),
+	// name its controller's, for logs.
+	gvk           GroupVersionKind
+	name          string
 	client        *rest.Client
-	rsInformer    *cache.Informer[appsv1.ReplicaSet, *appsv1.ReplicaSet]
+	rsLister      Source
 	podInformer   *cache.Informer[corev1.Pod, *corev1.Pod]
 	queue         *workqueue.RateLimitingQueue[string]
 	expectations  *controller.UIDTrackingControllerExpectations
@@ -61,11 +69,22 @@ type ReplicaSetController struct {
 // NewReplicaSetController asks for the ReplicaSet and Pod informers and
 // registers its handlers.
 func NewReplicaSetController(cc *controller.ControllerContext) (*ReplicaSetController, error) {
-	log := cc.Log.With("controller", ControllerName)
-	rec := record.NewRecorder(cc.Client, ControllerName, log)
+	rsInformer := controller.InformerFor[appsv1.ReplicaSet](cc.Informers)
+	cache.AddNamespaceIndex(rsInformer)
+	return NewBaseController(cc, informerSource{client: cc.Client, informer: rsInformer}, controllerKind, "replicaset", ControllerName), nil
+}
+
+// NewBaseController is the controller of the objects src holds, of kind
+// gvk; name is its name in logs, eventSource its events' component.
+// Upstream: NewBaseController.
+func NewBaseController(cc *controller.ControllerContext, src Source, gvk GroupVersionKind, name, eventSource string) *ReplicaSetController {
+	log := cc.Log.With("controller", eventSource)
+	rec := record.NewRecorder(cc.Client, eventSource, log)
 	c := &ReplicaSetController{
+		gvk:           gvk,
+		name:          name,
 		client:        cc.Client,
-		rsInformer:    controller.InformerFor[appsv1.ReplicaSet](cc.Informers),
+		rsLister:      src,
 		podInformer:   controller.InformerFor[corev1.Pod](cc.Informers),
 		queue:         workqueue.NewRateLimiting(workqueue.DefaultControllerRateLimiter[string]()),
 		expectations:  controller.NewUIDTrackingControllerExpectations(controller.NewControllerExpectations()),
@@ -74,9 +93,8 @@ func NewReplicaSetController(cc *controller.ControllerContext) (*ReplicaSetContr
 		burstReplicas: BurstReplicas,
 		log:           log,
 	}
-	cache.AddNamespaceIndex(c.rsInformer)
 	cache.AddNamespaceIndex(c.podInformer)
-	c.rsInformer.AddEventHandler(cache.ResourceEventHandlerFuncs[appsv1.ReplicaSet]{
+	src.AddEventHandler(cache.ResourceEventHandlerFuncs[appsv1.ReplicaSet]{
 		AddFunc:    c.addRS,
 		UpdateFunc: c.updateRS,
 		DeleteFunc: c.deleteRS,
@@ -86,18 +104,24 @@ func NewReplicaSetController(cc *controller.ControllerContext) (*ReplicaSetContr
 		UpdateFunc: c.updatePod,
 		DeleteFunc: c.deletePod,
 	})
-	return c, nil
+	return c
 }
 
 // Run waits for the caches, then runs workers until ctx ends.
 func (c *ReplicaSetController) Run(ctx context.Context, workers int) {
 	go c.recorder.Run(ctx)
-	c.log.Info("Starting controller", "name", "replicaset")
-	worker.RunWorkers(ctx, c.queue, workers, c.processNextWorkItem, c.rsInformer.HasSynced, c.podInformer.HasSynced)
+	c.log.Info("Starting controller", "name", c.name)
+	worker.RunWorkers(ctx, c.queue, workers, c.processNextWorkItem, c.rsLister.HasSynced, c.podInformer.HasSynced)
 }
 
 func (c *ReplicaSetController) processNextWorkItem(ctx context.Context) bool {
-	return worker.ProcessNextWorkItem(ctx, c.queue, worker.SyncErr(c.syncReplicaSet), c.log, "replicaset")
+	return worker.ProcessNextWorkItem(ctx, c.queue, worker.SyncErr(c.syncReplicaSet), c.log, c.name)
+}
+
+// Sync is one sync of key, what a worker runs for it (package
+// replication's tests call it). Upstream: the syncHandler field.
+func (c *ReplicaSetController) Sync(ctx context.Context, key string) error {
+	return c.syncReplicaSet(ctx, key)
 }
 
 func (c *ReplicaSetController) enqueue(rs *appsv1.ReplicaSet) {
@@ -108,7 +132,7 @@ func (c *ReplicaSetController) enqueue(rs *appsv1.ReplicaSet) {
 // create or delete pods if the expectations allow, then write status.
 func (c *ReplicaSetController) syncReplicaSet(ctx context.Context, key string) error {
 	ns, name := cache.SplitMetaNamespaceKey(key)
-	cached, ok := c.rsInformer.GetStore().Get(ns, name)
+	cached, ok := c.rsLister.Get(ns, name)
 	if !ok {
 		c.expectations.DeleteExpectations(key)
 		return nil
@@ -137,7 +161,10 @@ func (c *ReplicaSetController) syncReplicaSet(ctx context.Context, key string) e
 		manageReplicasErr = c.manageReplicas(ctx, filteredPods, rs)
 	}
 	newStatus := calculateStatus(rs, filteredPods, terminatingPods, manageReplicasErr)
-	updated, err := updateReplicaSetStatus(ctx, c.client, rs, newStatus)
+	if c.gvk != controllerKind {
+		newStatus.TerminatingReplicas = nil // not a field of a ReplicationController's status
+	}
+	updated, err := updateReplicaSetStatus(ctx, c.rsLister, rs, newStatus)
 	if err != nil {
 		return err
 	}
@@ -152,9 +179,9 @@ func (c *ReplicaSetController) syncReplicaSet(ctx context.Context, key string) e
 
 func (c *ReplicaSetController) claimPods(ctx context.Context, rs *appsv1.ReplicaSet, selector selection.LabelSelector, pods []*corev1.Pod) ([]*corev1.Pod, error) {
 	m := &controller.ControllerRefManager[corev1.Pod, *corev1.Pod]{
-		Client: c.client, Controller: &rs.ObjectMeta, APIVersion: "apps/v1", Kind: "ReplicaSet", Selector: selector,
+		Client: c.client, Controller: &rs.ObjectMeta, APIVersion: c.gvk.APIVersion, Kind: c.gvk.Kind, Selector: selector,
 		CanAdoptFunc: controller.RecheckDeletionTimestamp(func(ctx context.Context) (*metav1.ObjectMeta, error) {
-			fresh, err := rest.Get[appsv1.ReplicaSet](ctx, c.client, rs.Namespace, rs.Name)
+			fresh, err := c.rsLister.Fetch(ctx, rs.Namespace, rs.Name)
 			if err != nil {
 				return nil, err
 			}
@@ -189,7 +216,7 @@ func replicas(rs *appsv1.ReplicaSet) int32 {
 func (c *ReplicaSetController) manageReplicas(ctx context.Context, filteredPods []*corev1.Pod, rs *appsv1.ReplicaSet) error {
 	diff := len(filteredPods) - int(replicas(rs))
 	key := cache.MetaNamespaceKeyFunc(rs)
-	ref := record.RefFor(&rs.ObjectMeta, "apps/v1", "ReplicaSet")
+	ref := record.RefFor(&rs.ObjectMeta, c.gvk.APIVersion, c.gvk.Kind)
 	switch {
 	case diff < 0:
 		diff = min(-diff, c.burstReplicas)
@@ -197,7 +224,7 @@ func (c *ReplicaSetController) manageReplicas(ctx context.Context, filteredPods 
 		// see a new pod before CreatePods returns.
 		c.expectations.ExpectCreations(key, diff)
 		c.log.Debug("Too few replicas", "replicaset", key, "need", replicas(rs), "creating", diff)
-		controllerRef := controller.NewControllerRef(&rs.ObjectMeta, "apps/v1", "ReplicaSet")
+		controllerRef := controller.NewControllerRef(&rs.ObjectMeta, c.gvk.APIVersion, c.gvk.Kind)
 		successes, err := slowStartBatch(diff, SlowStartInitialBatchSize, func() error {
 			_, err := c.podControl.CreatePods(ctx, rs.Namespace, &rs.Spec.Template, ref, &controllerRef)
 			if err != nil && rest.IsForbidden(err) && controller.IsNamespaceTerminating(err) {
@@ -282,7 +309,7 @@ func slowStartBatch(count, initialBatchSize int, fn func() error) (int, error) {
 func (c *ReplicaSetController) getIndirectlyRelatedPods(rs *appsv1.ReplicaSet) []*corev1.Pod {
 	owners := map[string]bool{rs.UID: true}
 	if ref := metav1.GetControllerOf(&rs.ObjectMeta); ref != nil {
-		for _, other := range c.rsInformer.GetStore().ByIndex(cache.NamespaceIndex, rs.Namespace) {
+		for _, other := range c.rsLister.List(rs.Namespace) {
 			if r := metav1.GetControllerOf(&other.ObjectMeta); r != nil && r.UID == ref.UID {
 				owners[other.UID] = true
 			}

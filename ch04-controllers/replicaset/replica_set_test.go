@@ -17,6 +17,7 @@ import (
 	"kubik/ch01-apiserver/api/corev1"
 	"kubik/ch01-apiserver/api/metav1"
 	"kubik/ch03-scheduler/clientgo/rest"
+	"kubik/ch03-scheduler/clientgo/tools/cache"
 	"kubik/ch04-controllers/controller"
 	"kubik/internal/controllertest"
 	"kubik/internal/testenv"
@@ -24,8 +25,9 @@ import (
 
 type fixture struct {
 	*controllertest.Env
-	t *testing.T
-	c *ReplicaSetController
+	t          *testing.T
+	c          *ReplicaSetController
+	rsInformer *cache.Informer[appsv1.ReplicaSet, *appsv1.ReplicaSet]
 }
 
 // newFixture starts an apiserver and builds the controller as
@@ -38,12 +40,12 @@ func newFixture(t *testing.T) *fixture {
 		t.Fatal(err)
 	}
 	go c.recorder.Run(env.Ctx)
-	return &fixture{Env: env, t: t, c: c}
+	return &fixture{Env: env, t: t, c: c, rsInformer: controller.InformerFor[appsv1.ReplicaSet](env.CC.Informers)}
 }
 
 func (f *fixture) runInformers(rs, pods bool) {
 	if rs {
-		go f.c.rsInformer.Run(f.Ctx)
+		go f.rsInformer.Run(f.Ctx)
 	}
 	if pods {
 		go f.c.podInformer.Run(f.Ctx)
@@ -62,7 +64,7 @@ func (f *fixture) createRS(name string, replicas int32) *appsv1.ReplicaSet {
 		f.t.Fatal(err)
 	}
 	testenv.Eventually(f.t, "ReplicaSet in the informer", controllertest.Timeout, func() (string, bool) {
-		_, ok := f.c.rsInformer.GetStore().Get("default", name)
+		_, ok := f.rsInformer.GetStore().Get("default", name)
 		return "", ok
 	})
 	return created
@@ -95,7 +97,7 @@ func (f *fixture) sync(key string) {
 		f.t.Fatal(err)
 	}
 	testenv.Eventually(f.t, "ReplicaSet current in the informer", controllertest.Timeout, func() (string, bool) {
-		c, ok := f.c.rsInformer.GetStore().Get(ns, name)
+		c, ok := f.rsInformer.GetStore().Get(ns, name)
 		if !ok {
 			return "not there", false
 		}
@@ -225,7 +227,7 @@ func TestScaleDownDeletesLeastValuable(t *testing.T) {
 		t.Fatal(err)
 	}
 	testenv.Eventually(f.t, "replicas 2 in the informer", controllertest.Timeout, func() (string, bool) {
-		rs, _ := f.c.rsInformer.GetStore().Get("default", "api")
+		rs, _ := f.rsInformer.GetStore().Get("default", "api")
 		return "", *rs.Spec.Replicas == 2
 	})
 	f.sync("default/api")

@@ -8,7 +8,6 @@ import (
 	"kubik/ch01-apiserver/api/corev1"
 	"kubik/ch01-apiserver/api/metav1"
 	"kubik/ch01-apiserver/apiserver/selection"
-	"kubik/ch03-scheduler/clientgo/rest"
 	"kubik/ch04-controllers/controller"
 )
 
@@ -58,7 +57,7 @@ func calculateStatus(rs *appsv1.ReplicaSet, filteredPods, terminatingPods []*cor
 // updateReplicaSetStatus writes newStatus (and observedGeneration) unless
 // nothing changed; on a conflict it reads the ReplicaSet again and retries
 // once.
-func updateReplicaSetStatus(ctx context.Context, c *rest.Client, rs *appsv1.ReplicaSet, newStatus appsv1.ReplicaSetStatus) (*appsv1.ReplicaSet, error) {
+func updateReplicaSetStatus(ctx context.Context, c Source, rs *appsv1.ReplicaSet, newStatus appsv1.ReplicaSetStatus) (*appsv1.ReplicaSet, error) {
 	if rs.Status.Replicas == newStatus.Replicas &&
 		rs.Status.FullyLabeledReplicas == newStatus.FullyLabeledReplicas &&
 		rs.Status.ReadyReplicas == newStatus.ReadyReplicas &&
@@ -72,7 +71,7 @@ func updateReplicaSetStatus(ctx context.Context, c *rest.Client, rs *appsv1.Repl
 	var updateErr error
 	for i := 0; ; i++ {
 		rs.Status = newStatus
-		updated, err := rest.UpdateStatus(ctx, c, rs)
+		updated, err := c.UpdateStatus(ctx, rs)
 		if err == nil {
 			return updated, nil
 		}
@@ -80,7 +79,7 @@ func updateReplicaSetStatus(ctx context.Context, c *rest.Client, rs *appsv1.Repl
 		if i >= statusUpdateRetries {
 			break
 		}
-		if rs, err = rest.Get[appsv1.ReplicaSet](ctx, c, rs.Namespace, rs.Name); err != nil {
+		if rs, err = c.Fetch(ctx, rs.Namespace, rs.Name); err != nil {
 			return nil, err
 		}
 	}
