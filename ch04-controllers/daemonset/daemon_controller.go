@@ -26,8 +26,8 @@
 // at most maxUnavailable nodes at a time without a ready pod, or with
 // maxSurge new pods started next to old ones. Upstream also records each
 // template in a ControllerRevision (for kubectl rollout undo); Kubik's
-// apiserver does not serve controllerrevisions, so the label alone names the
-// revision (the hash of the template).
+// DaemonSet controller does not write them (the apiserver serves them),
+// so the label alone names the revision (the hash of the template).
 //
 // Upstream: pkg/controller/daemon (daemon_controller.go, update.go,
 // util/daemonset_util.go).
