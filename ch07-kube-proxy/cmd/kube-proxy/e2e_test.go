@@ -1,13 +1,11 @@
 package main
 
 import (
-	"bytes"
 	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -15,6 +13,7 @@ import (
 	"kubik/ch01-apiserver/pki"
 	pt "kubik/ch07-kube-proxy/proxy/proxytest"
 	"kubik/internal/clienttest"
+	"kubik/internal/testenv"
 )
 
 const e2eObjects = `
@@ -41,25 +40,6 @@ kind: Service
 metadata: {name: other, namespace: default, labels: {service.kubernetes.io/service-proxy-name: someone-else}}
 spec: {clusterIP: 10.96.0.12, ports: [{name: http, port: 80, protocol: TCP}]}
 `
-
-// syncBuffer is a bytes.Buffer the child's output goroutine and the test
-// can share.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
 
 // waitFor polls cond until it holds (generous deadline).
 func waitFor(t *testing.T, what string, cond func() bool) {
@@ -117,7 +97,7 @@ func runE2E(t *testing.T, bin, mode string) {
 	kubectl("", "patch", "node", "node-1", "--subresource=status", "--type=merge",
 		"-p", `{"status":{"addresses":[{"type":"InternalIP","address":"10.244.1.1"}]}}`)
 
-	var logs syncBuffer
+	var logs testenv.SyncBuffer
 	cmd := exec.Command("ip", "netns", "exec", tp.Node, bin, "--kubeconfig", kpConfig, "--proxy-mode", mode,
 		"--hostname-override", "node-1", "--cluster-cidr", "10.244.0.0/16", "--iptables-min-sync-period", "0",
 		"--healthz-bind-address", "127.0.0.1:10256", "--metrics-bind-address", "127.0.0.1:10249", "--v", "2")

@@ -31,7 +31,6 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"sync"
 	"syscall"
 	"time"
 
@@ -146,7 +145,7 @@ func measure(ctx context.Context, bin, images, dataDir string, extra []string) (
 	r := &report{label: "Kubik"}
 
 	// 1. Bring-up.
-	var upLog syncBuffer
+	var upLog testenv.SyncBuffer
 	up := exec.Command(filepath.Join(bin, "ch08-full-cluster"), append([]string{"up", "--data-dir", dataDir, "--node-cidr", *nodeCIDR,
 		"--image-dir", images, "--control-plane", fmt.Sprint(*controlPlanes), "--workers", fmt.Sprint(*workers)}, extra...)...)
 	up.Stdout, up.Stderr = &upLog, &upLog
@@ -285,22 +284,4 @@ func (r *report) print(w io.Writer) {
 	f := r.failover
 	fmt.Fprintf(w, "  %-46s %8d %7d %8s %8s %8s\n", "one apiserver killed (kill -9) and restarted", f.Requests, len(f.Failed),
 		ms(f.P50), ms(f.P99), ms(f.Max))
-}
-
-// syncBuffer is a bytes.Buffer safe for a process's output and a reader.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
 }

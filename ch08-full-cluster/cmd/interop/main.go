@@ -33,7 +33,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"syscall"
 	"text/tabwriter"
 	"time"
@@ -206,7 +205,7 @@ func runCell(ctx context.Context, o options, c cell, bin, imgs, ref, dataDir str
 		note("not run: %s", c.NotRun)
 		return r
 	}
-	var upLog syncBuffer
+	var upLog testenv.SyncBuffer
 	args := append([]string{"up", "--data-dir", dataDir, "--node-cidr", o.nodeCIDR, "--image-dir", imgs,
 		"--control-plane", "1", "--workers", "2", "--dns-replicas", "0"}, c.upFlags(ref)...)
 	fmt.Fprintf(o.out, "  ch08-full-cluster %s\n", strings.Join(args, " "))
@@ -313,22 +312,4 @@ func printMatrix(w io.Writer, results []*result) {
 func lastLines(s string, n int) string {
 	lines := strings.Split(strings.TrimSpace(s), "\n")
 	return strings.Join(lines[max(0, len(lines)-n):], "\n")
-}
-
-// syncBuffer is a bytes.Buffer safe for a process's output and a reader.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
 }
