@@ -28,11 +28,9 @@ type cell struct {
 var cells = []cell{
 	{Name: "kubik", Summary: "all Kubik (the baseline)"},
 	{Name: "upstream-managers", Summary: "Kubik apiserver + upstream kube-scheduler and kube-controller-manager + Kubik workers",
-		Upstream: []string{"kube-scheduler", "kube-controller-manager"},
-		Known:    map[string]string{"daemonset": "Kubik's apiserver does not serve apps/v1 ControllerRevision, whose informer upstream's DaemonSet controller waits to sync"}},
+		Upstream: []string{"kube-scheduler", "kube-controller-manager"}},
 	{Name: "upstream-apiserver", Summary: "upstream kube-apiserver (+ etcd) + Kubik scheduler, controller manager, kubelet, kube-proxy, node agent",
-		Upstream: []string{"kube-apiserver"},
-		Known:    map[string]string{"exec": "upstream's apiserver asks the kubelet for the streams as upstream's kubelet names them (input=1, output=1, error=1); Kubik's kubelet reads only stdin, stdout, stderr"}},
+		Upstream: []string{"kube-apiserver"}},
 	{Name: "upstream-kube-proxy", Summary: "Kubik control plane, w-1 Kubik kube-proxy, w-2 upstream kube-proxy",
 		Upstream: []string{"w-2/kube-proxy"}},
 	{Name: "upstream-kubelet", Summary: "Kubik control plane, w-1 Kubik kubelet, w-2 upstream kubelet (our containerd, our CNI)",

@@ -220,6 +220,9 @@ func ClusterRoles() []*rbacv1.ClusterRole {
 			rule(v("update", "patch"), g("batch"), "jobs/status", "jobs/finalizers", "cronjobs/status", "cronjobs/finalizers"),
 			rule(v("get", "update", "patch"), g("apps"), "daemonsets"),
 			rule(v("create"), g("apps"), "replicasets"), // the deployment controller's new ReplicaSets
+			// The DaemonSet controller's history (upstream's writes it; Kubik's
+			// does not yet): system:controller:daemon-set-controller's right.
+			rule(v("create"), g("apps"), "controllerrevisions"),
 			rule(v("update", "patch"), g("apps"), "daemonsets/status", "daemonsets/finalizers"),
 			rule(v("get", "create", "update", "patch", "delete"), g("discovery.k8s.io"), "endpointslices"),
 			rule(v("get"), core, "services"),
