@@ -153,8 +153,8 @@ func TestMatrix(t *testing.T) {
 	if os.Geteuid() != 0 {
 		t.Skip("the matrix's machines are network namespaces: run as root")
 	}
-	if testing.Short() {
-		t.Skip("-short: the live matrix takes about half an hour")
+	if testing.Short() || os.Getenv("KUBIK_INTEROP") != "1" {
+		t.Skip("the live matrix takes about half an hour: KUBIK_INTEROP=1 (or make interop) runs it")
 	}
 	var out bytes.Buffer
 	o := options{refBin: refBin, nodeCIDR: "10.240.13.0/24", unknown: true, out: &out}

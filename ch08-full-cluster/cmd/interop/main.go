@@ -99,13 +99,14 @@ func main() {
 	})
 }
 
-// components are Kubik's binaries a cell's cluster runs.
+// components are Kubik's binaries a cell's cluster runs (import paths:
+// go build finds them from anywhere in the module).
 var components = []string{
-	"./ch08-full-cluster", "./ch08-full-cluster/cmd/kubik-supervisor", "./ch08-full-cluster/cmd/etcd",
-	"./ch08-full-cluster/cmd/kube-apiserver", "./ch08-full-cluster/cmd/kube-controller-manager",
-	"./ch08-full-cluster/cmd/cloud-controller-manager", "./ch03-scheduler/cmd/kube-scheduler",
-	"./ch05-kubelet/cmd/kubelet", "./ch06-cni/cmd/kubik-node-agent", "./ch06-cni/cmd/kubik-cni",
-	"./ch07-kube-proxy/cmd/kube-proxy", "./ch07-kube-proxy/cmd/mkimages",
+	"kubik/ch08-full-cluster", "kubik/ch08-full-cluster/cmd/kubik-supervisor", "kubik/ch08-full-cluster/cmd/etcd",
+	"kubik/ch08-full-cluster/cmd/kube-apiserver", "kubik/ch08-full-cluster/cmd/kube-controller-manager",
+	"kubik/ch08-full-cluster/cmd/cloud-controller-manager", "kubik/ch03-scheduler/cmd/kube-scheduler",
+	"kubik/ch05-kubelet/cmd/kubelet", "kubik/ch06-cni/cmd/kubik-node-agent", "kubik/ch06-cni/cmd/kubik-cni",
+	"kubik/ch07-kube-proxy/cmd/kube-proxy", "kubik/ch07-kube-proxy/cmd/mkimages",
 }
 
 // result is one cell's row: each step's outcome.
