@@ -47,6 +47,15 @@ type fakeRuntime struct {
 	pulls   []string         // images, in order
 	stopped map[string]int64 // container ID -> StopContainer's timeout
 	synced  map[string]int   // sandbox ID -> PodSandboxStatus calls: one per sync of its pod
+
+	// networkReadyFrom > 0: the first networkReadyFrom-1 Status calls
+	// answer NetworkReady=false, as containerd does before it has loaded
+	// a CNI configuration.
+	networkReadyFrom, statusCalls int
+}
+
+func newFakeRuntime() *fakeRuntime {
+	return &fakeRuntime{rt: critest.NewFakeRuntimeService(), img: critest.NewFakeImageService(), stopped: map[string]int64{}, synced: map[string]int{}}
 }
 
 func (f *fakeRuntime) Version(ctx context.Context, r *cri.VersionRequest) (*cri.VersionResponse, error) {
@@ -54,6 +63,16 @@ func (f *fakeRuntime) Version(ctx context.Context, r *cri.VersionRequest) (*cri.
 }
 
 func (f *fakeRuntime) Status(ctx context.Context, r *cri.StatusRequest) (*cri.StatusResponse, error) {
+	f.mu.Lock()
+	f.statusCalls++
+	notReady := f.statusCalls < f.networkReadyFrom
+	f.mu.Unlock()
+	if notReady {
+		return &cri.StatusResponse{Status: &cri.RuntimeStatus{Conditions: []*cri.RuntimeCondition{
+			{Type: cri.RuntimeReady, Status: true},
+			{Type: cri.NetworkReady, Status: false, Reason: "NetworkPluginNotReady", Message: "Network plugin returns error: cni plugin not initialized"},
+		}}}, nil
+	}
 	return f.rt.Status(ctx, r.Verbose)
 }
 
@@ -255,11 +274,17 @@ type fixture struct {
 // when the test ends.
 func newFixture(t *testing.T, images ...string) *fixture {
 	t.Helper()
+	return newFixtureOn(t, newFakeRuntime(), images...)
+}
+
+// newFixtureOn is newFixture on the fake runtime given.
+func newFixtureOn(t *testing.T, rt *fakeRuntime, images ...string) *fixture {
+	t.Helper()
 	env := clienttest.Start(t, nil)
 	f := &fixture{t: t, node: "node-" + randomSuffix(), root: t.TempDir(),
 		clock:   &fakeClock{now: time.Now()},
 		admin:   env.Client(t, pki.Admin),
-		runtime: &fakeRuntime{rt: critest.NewFakeRuntimeService(), img: critest.NewFakeImageService(), stopped: map[string]int64{}, synced: map[string]int{}}}
+		runtime: rt}
 	f.runtime.img.SetFakeImages(images)
 
 	// A short directory of its own: a unix socket path has at most 107 bytes.

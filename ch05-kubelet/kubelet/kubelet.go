@@ -173,7 +173,8 @@ func (k *Kubelet) Run(ctx context.Context) error {
 	k.runtime = v.RuntimeName + "://" + v.RuntimeVersion
 	k.log.Info("container runtime", "name", v.RuntimeName, "version", v.RuntimeVersion, "criVersion", v.RuntimeApiVersion)
 
-	if err := k.registerNode(ctx); err != nil {
+	posted, err := k.registerNode(ctx)
+	if err != nil {
 		return err
 	}
 	k.pods = cache.New[corev1.Pod](k.c, cache.Options{FieldSelector: "spec.nodeName=" + k.cfg.NodeName, Logger: k.log})
@@ -191,7 +192,7 @@ func (k *Kubelet) Run(ctx context.Context) error {
 	api := server.NewServer(k, k.c, k.cfg.NodeName, k.dialInNodeNetNS, k.log)
 	go func() { defer close(served); api.ListenAndServe(ctx, k.cfg.Server, k.cfg.NodeIP) }()
 	defer func() { <-served }() // its port is free when Run returns: a restarted kubelet binds it again
-	go k.heartbeat(ctx)
+	go k.heartbeat(ctx, posted)
 	k.startStaticPods(ctx) // before housekeeping: their sandboxes are not orphans
 	go k.housekeeping(ctx)
 	// Pods start side by side (a burst of 30 one at a time took 30 × 0.2 s;
@@ -209,11 +210,12 @@ func (k *Kubelet) Run(ctx context.Context) error {
 const syncWorkers = 32
 
 // heartbeat renews the Lease every 10 s and posts the Node's status when
-// the runtime's readiness changes (and every 5 minutes).
-func (k *Kubelet) heartbeat(ctx context.Context) {
+// the runtime's readiness differs from the last one posted (posted, at
+// registration) and every 5 minutes.
+func (k *Kubelet) heartbeat(ctx context.Context, posted bool) {
 	t := time.NewTicker(nodelease.RenewInterval)
 	defer t.Stop()
-	lastReady, lastPost := true, time.Now()
+	lastReady, lastPost := posted, time.Now()
 	for {
 		if err := nodelease.Renew(ctx, k.c, k.cfg.NodeName); err != nil && ctx.Err() == nil {
 			k.log.Warn("cannot renew node lease", "err", err)
@@ -222,12 +224,12 @@ func (k *Kubelet) heartbeat(ctx context.Context) {
 		if ready != lastReady || time.Since(lastPost) > 5*time.Minute {
 			// A failed post is tried again at the next tick: only a
 			// status the apiserver took counts as posted.
-			if err := k.updateNodeStatus(ctx); err != nil {
+			if posted, err := k.updateNodeStatus(ctx); err != nil {
 				if ctx.Err() == nil {
 					k.log.Warn("cannot update node status", "err", err)
 				}
 			} else {
-				lastReady, lastPost = ready, time.Now()
+				lastReady, lastPost = posted, time.Now()
 			}
 		}
 		select {

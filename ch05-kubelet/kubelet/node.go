@@ -22,7 +22,9 @@ import (
 
 // registerNode creates the Node (or, after a restart, takes over the one
 // that exists) and posts its status; it retries until the apiserver answers.
-func (k *Kubelet) registerNode(ctx context.Context) error {
+// It returns the readiness it posted: the heartbeat posts again when the
+// runtime's changes from that.
+func (k *Kubelet) registerNode(ctx context.Context) (ready bool, err error) {
 	node := &corev1.Node{
 		ObjectMeta: metav1.ObjectMeta{Name: k.cfg.NodeName, Labels: map[string]string{
 			corev1.LabelHostname:   k.cfg.NodeName,
@@ -35,31 +37,32 @@ func (k *Kubelet) registerNode(ctx context.Context) error {
 	}
 	backoff := 200 * time.Millisecond
 	for {
-		_, err := rest.Create(ctx, k.c, node)
+		_, err = rest.Create(ctx, k.c, node)
 		if err == nil || rest.IsAlreadyExists(err) {
-			if err = k.updateNodeStatus(ctx); err == nil {
-				k.log.Info("node registered", "nodeIP", k.cfg.NodeIP, "podCIDR", k.cfg.PodCIDR, "runtime", k.runtime)
-				return nil
+			if ready, err = k.updateNodeStatus(ctx); err == nil {
+				k.log.Info("node registered", "nodeIP", k.cfg.NodeIP, "podCIDR", k.cfg.PodCIDR, "runtime", k.runtime, "ready", ready)
+				return ready, nil
 			}
 		}
 		k.log.Warn("cannot register node; retrying", "err", err, "after", backoff)
 		select {
 		case <-ctx.Done():
-			return ctx.Err()
+			return false, ctx.Err()
 		case <-time.After(backoff):
 		}
 		backoff = min(2*backoff, 5*time.Second)
 	}
 }
 
-func (k *Kubelet) updateNodeStatus(ctx context.Context) error {
-	var err error
+// updateNodeStatus posts the Node's status; it returns the readiness it
+// posted.
+func (k *Kubelet) updateNodeStatus(ctx context.Context) (ready bool, err error) {
 	for i := 0; i < nodeStatusUpdateRetry; i++ {
-		if err = k.tryUpdateNodeStatus(ctx); err == nil || ctx.Err() != nil {
-			return err
+		if ready, err = k.tryUpdateNodeStatus(ctx); err == nil || ctx.Err() != nil {
+			return ready, err
 		}
 	}
-	return fmt.Errorf("update node status exceeds retry count: %w", err)
+	return false, fmt.Errorf("update node status exceeds retry count: %w", err)
 }
 
 // nodeStatusUpdateRetry is upstream's: a conflict with another writer of
@@ -67,15 +70,15 @@ func (k *Kubelet) updateNodeStatus(ctx context.Context) error {
 // taints) is retried on a fresh read at once.
 const nodeStatusUpdateRetry = 5
 
-func (k *Kubelet) tryUpdateNodeStatus(ctx context.Context) error {
+func (k *Kubelet) tryUpdateNodeStatus(ctx context.Context) (bool, error) {
 	cur, err := rest.Get[corev1.Node](ctx, k.c, "", k.cfg.NodeName)
 	if err != nil {
-		return err
+		return false, err
 	}
 	ready, why := k.runtimeReady(ctx)
 	cur.Status = k.nodeStatus(cur.Status, ready, why, metav1.Now())
 	_, err = rest.UpdateStatus(ctx, k.c, cur)
-	return err
+	return ready, err
 }
 
 // runtimeReady asks the CRI for RuntimeReady and NetworkReady; why is the

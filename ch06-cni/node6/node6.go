@@ -24,15 +24,11 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"google.golang.org/grpc"
-	"google.golang.org/grpc/credentials/insecure"
-	cri "k8s.io/cri-api/pkg/apis/runtime/v1"
 	"log/slog"
 	"os"
 	"os/signal"
 	"path/filepath"
 	"syscall"
-	"time"
 
 	"kubik/ch01-apiserver/app"
 	"kubik/ch05-kubelet/containerd"
@@ -189,7 +185,6 @@ func Run(ctx context.Context, cfg *Config, log *slog.Logger) error {
 	cfg.Agent.Logger = log
 	agentDone := make(chan error, 1)
 	go func() { agentDone <- runAgent(runCtx, cfg.Agent, log) }()
-	go nudgeRuntime(runCtx, node.Endpoint, cfg.Agent.CNIConfPath, log)
 
 	select {
 	case <-ctx.Done():
@@ -226,48 +221,6 @@ func runAgent(ctx context.Context, cfg nodeagent.Config, log *slog.Logger) error
 			stop()
 			<-done
 			log.Info("node agent restarting", "component", "node-agent", "signal", "SIGHUP")
-		}
-	}
-}
-
-// nudgeRuntime makes sure containerd sees the CNI configuration the agent
-// wrote: containerd 1.6 reloads it on a file event, and under load it can
-// miss one (the node would then stay NotReady). While the runtime reports
-// NetworkReady=false although the file has been there a while, the same
-// bytes are written again, in place. It returns once the network is ready.
-func nudgeRuntime(ctx context.Context, endpoint, confPath string, log *slog.Logger) {
-	conn, err := grpc.NewClient(endpoint, grpc.WithTransportCredentials(insecure.NewCredentials()))
-	if err != nil {
-		return
-	}
-	defer conn.Close()
-	rt := cri.NewRuntimeServiceClient(conn)
-	t := time.NewTicker(5 * time.Second)
-	defer t.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.C:
-		}
-		st, err := rt.Status(ctx, &cri.StatusRequest{})
-		if err != nil {
-			continue
-		}
-		for _, c := range st.GetStatus().GetConditions() {
-			if c.Type != cri.NetworkReady {
-				continue
-			}
-			if c.Status {
-				return
-			}
-			fi, err := os.Stat(confPath)
-			if err != nil || time.Since(fi.ModTime()) < 10*time.Second {
-				break // not written yet, or just now
-			}
-			if data, err := os.ReadFile(confPath); err == nil && os.WriteFile(confPath, data, 0o600) == nil {
-				log.Warn("containerd has not loaded the CNI configuration; writing it again", "component", "node", "file", confPath)
-			}
 		}
 	}
 }

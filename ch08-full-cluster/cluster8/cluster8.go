@@ -75,10 +75,9 @@ type Cluster struct {
 	log  *slog.Logger
 
 	// Up's only: the fabric, and each machine's namespace and init.
-	mu          sync.Mutex
-	fab         *fabric.Fabric
-	machines    map[string]*machine
-	stopNudging context.CancelFunc
+	mu       sync.Mutex
+	fab      *fabric.Fabric
+	machines map[string]*machine
 }
 
 // machine is a booted machine (Up's).
@@ -183,9 +182,6 @@ func Up(ctx context.Context, cfg *Config, log *slog.Logger) (_ *Cluster, err err
 			return nil, err
 		}
 	}
-	nctx, stopNudging := context.WithCancel(context.WithoutCancel(ctx))
-	c.stopNudging = stopNudging
-	go c.nudgeRuntimes(nctx)
 	if err := c.WaitNodesReady(ctx, len(c.Topology.ByRole(provision.Worker)), 10*time.Minute); err != nil {
 		return nil, err
 	}
@@ -304,9 +300,6 @@ func (c *Cluster) powerOff(name string) error {
 // remove the pods), the control plane, the load balancer — then removes
 // the fabric.
 func (c *Cluster) Stop() {
-	if c.stopNudging != nil {
-		c.stopNudging()
-	}
 	var wg sync.WaitGroup
 	for _, role := range []provision.Role{provision.Worker, provision.ControlPlane, provision.LoadBalancer} {
 		for _, m := range c.Topology.ByRole(role) {

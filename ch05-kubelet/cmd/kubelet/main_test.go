@@ -208,20 +208,10 @@ func TestKubeletCNIBinDir(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// containerd 1.6 reloads its CNI configuration on an inotify write
-	// event, and a loaded machine has been seen to miss one: written
-	// again every 15 s until the Node is Ready.
-	var written time.Time
-	testenv.Eventually(t, "the Node Ready=True", 2*time.Minute, func() (string, bool) {
-		if time.Since(written) > 15*time.Second {
-			if err := os.WriteFile(w.rc.ConfListPath(), conf, 0o600); err != nil {
-				t.Fatal(err)
-			}
-			written = time.Now()
-		}
-		r := w.kubectl("get", "node", nodeName, "-o", `jsonpath={.status.conditions[?(@.type=="Ready")].status} {.status.conditions[?(@.type=="Ready")].message}`)
-		return r.Combined(), strings.HasPrefix(r.Stdout, "True ")
-	})
+	if err := os.WriteFile(w.rc.ConfListPath(), conf, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	w.nodeReady("True")
 	w.runPod()
 	w.stopClean()
 }
