@@ -7,12 +7,14 @@ import (
 	"net/http"
 	"sync"
 
+	"kubik/ch01-apiserver/api/certificatesv1"
 	"kubik/ch01-apiserver/api/corev1"
 	"kubik/ch01-apiserver/api/metav1"
 	"kubik/ch01-apiserver/api/networkingv1"
 	"kubik/ch01-apiserver/api/rbacv1"
 	"kubik/ch01-apiserver/api/schedulingv1"
 	"kubik/ch01-apiserver/api/scheme"
+	"kubik/ch01-apiserver/api/storagev1"
 	"kubik/ch01-apiserver/apiserver/auth/node"
 	"kubik/ch01-apiserver/apiserver/defaults"
 	"kubik/ch01-apiserver/storage"
@@ -32,6 +34,11 @@ import (
 //   - TaintNodesByCondition: a new Node starts with the not-ready:NoSchedule
 //     taint; the node lifecycle controller removes it once the node is Ready.
 //   - DefaultIngressClass and RuntimeClass: admission_classes.go.
+//   - StorageObjectInUseProtection (VolumeAttributesClasses):
+//     admission_storage.go.
+//   - CertificateApproval, CertificateSigning and
+//     CertificateSubjectRestriction (admission_certificates.go), after
+//     validation.
 //   - LimitRanger (admission_limits.go) and ResourceQuota
 //     (admission_quota.go); their checks run after validation
 //     (validateAdmission).
@@ -78,6 +85,9 @@ func (s *Server) admit(ctx context.Context, q *request, obj, old metav1.Object) 
 			return err
 		}
 	}
+	if vac, ok := obj.(*storagev1.VolumeAttributesClass); ok && old == nil {
+		admitStorageObjectInUseProtection(vac)
+	}
 	if ing, ok := obj.(*networkingv1.Ingress); ok && old == nil {
 		if err := s.admitDefaultIngressClass(ctx, ing); err != nil {
 			return err
@@ -91,6 +101,11 @@ func (s *Server) admit(ctx context.Context, q *request, obj, old metav1.Object) 
 // charges the new object to the namespace's quotas. Objects being deleted
 // are left alone.
 func (s *Server) validateAdmission(ctx context.Context, q *request, obj, old metav1.Object) error {
+	if csr, ok := obj.(*certificatesv1.CertificateSigningRequest); ok {
+		if err := s.validateCertificateAdmission(ctx, q, csr, old); err != nil {
+			return err
+		}
+	}
 	if q.info.Subresource != "" || (old != nil && old.GetObjectMeta().DeletionTimestamp != nil) {
 		return nil
 	}

@@ -72,8 +72,8 @@ func TestServiceAllocation(t *testing.T) {
 	// A taken ClusterIP.
 	taken := ip.String()
 	st := c.post(t, svcs, svc("b", "ClusterIP", taken)).expectError(t, http.StatusUnprocessableEntity, "Invalid",
-		`Service "b" is invalid: spec.clusterIPs: Invalid value: []string{"`+taken+`"}: failed to allocate IP `+taken+`: provided IP is already allocated`)
-	jsonEqual(t, "causes", st.Details.Causes, `[{"reason":"FieldValueInvalid","message":"Invalid value: []string{\"`+taken+`\"}: failed to allocate IP `+taken+`: provided IP is already allocated","field":"spec.clusterIPs"}]`)
+		`Service "b" is invalid: spec.clusterIPs: Invalid value: ["`+taken+`"]: failed to allocate IP `+taken+`: provided IP is already allocated`)
+	jsonEqual(t, "causes", st.Details.Causes, `[{"reason":"FieldValueInvalid","message":"Invalid value: [\"`+taken+`\"]: failed to allocate IP `+taken+`: provided IP is already allocated","field":"spec.clusterIPs"}]`)
 
 	// NodePort in range.
 	o = c.post(t, svcs, svc("np", "NodePort", "")).must(t, http.StatusCreated)

@@ -2,15 +2,20 @@ package apiserver
 
 import (
 	"context"
+	"crypto/sha256"
 	"encoding/binary"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"math/rand/v2"
 	"net/netip"
+	"slices"
 	"strconv"
+	"strings"
 
 	"kubik/ch01-apiserver/api/corev1"
 	"kubik/ch01-apiserver/api/metav1"
+	"kubik/ch01-apiserver/api/networkingv1"
 	"kubik/ch01-apiserver/api/scheme"
 	"kubik/ch01-apiserver/storage"
 )
@@ -20,8 +25,11 @@ import (
 //
 // Each allocation is one storage key created with "create if absent" — the
 // same atomic step etcd gives — so several apiservers on one storage never
-// hand out the same address. Upstream (1.33+) likewise keeps one IPAddress
-// object per allocated ClusterIP under /registry/ipaddresses/.
+// hand out the same address. A ClusterIP's key is an IPAddress object, as
+// upstream's (1.33+) allocator keeps them: /registry/ipaddresses/<ip>, named
+// by the IP, its parentRef the Service, labelled as managed by
+// ipallocator.k8s.io; `kubectl get ipaddresses` lists them. A node port's
+// key holds the owning Service's UID.
 
 type ipAllocator struct {
 	store  storage.Interface
@@ -56,9 +64,47 @@ func (a *ipAllocator) nth(n uint64) netip.Addr {
 	return ip
 }
 
+var ipAddressResource = scheme.Lookup(networkingv1.GroupName, "v1", "ipaddresses")
+
+// ipAddressUID is the uid of the IPAddress that gives ip to the Service
+// with uid owner: derived from both, so that the allocator knows its own
+// object again (a Service created twice under one name has another uid).
+func ipAddressUID(owner string, ip netip.Addr) string {
+	b := sha256.Sum256([]byte(owner + "/" + ip.String()))
+	b[6] = b[6]&0x0f | 0x50 // a name-based (version 5 style) UUID
+	b[8] = b[8]&0x3f | 0x80
+	return fmt.Sprintf("%x-%x-%x-%x-%x", b[0:4], b[4:6], b[6:8], b[8:10], b[10:16])
+}
+
+// ipAddressFor is the stored IPAddress that gives ip to svc.
+func ipAddressFor(ip netip.Addr, svc *corev1.Service) []byte {
+	family := string(corev1.IPv4Protocol)
+	if ip.Is6() {
+		family = string(corev1.IPv6Protocol)
+	}
+	obj := &networkingv1.IPAddress{
+		ObjectMeta: metav1.ObjectMeta{Name: ip.String(), UID: ipAddressUID(svc.UID, ip), CreationTimestamp: metav1.Now(),
+			Labels: map[string]string{networkingv1.LabelIPAddressFamily: family, networkingv1.LabelManagedBy: networkingv1.IPAllocatorManager}},
+		Spec: networkingv1.IPAddressSpec{ParentRef: &networkingv1.ParentReference{Resource: "services", Namespace: svc.Namespace, Name: svc.Name}},
+	}
+	data, _ := encodeForStorage(ipAddressResource, obj) // plain structs: marshalling cannot fail
+	return data
+}
+
+// ownsIP reports whether the stored value of an IP's key gives it to the
+// Service with uid owner. Keys written before IPAddress objects were kept
+// hold the bare uid.
+func ownsIP(value []byte, owner string, ip netip.Addr) bool {
+	if len(value) == 0 || value[0] != '{' {
+		return string(value) == owner
+	}
+	var obj networkingv1.IPAddress
+	return json.Unmarshal(value, &obj) == nil && obj.UID == ipAddressUID(owner, ip)
+}
+
 // Allocate picks a free address. Like upstream, dynamic allocation prefers
 // the upper part of the range, leaving the lower part for static ClusterIPs.
-func (a *ipAllocator) Allocate(ctx context.Context, owner string, dryRun bool) (netip.Addr, error) {
+func (a *ipAllocator) Allocate(ctx context.Context, svc *corev1.Service, dryRun bool) (netip.Addr, error) {
 	n := a.size()
 	if n < 4 {
 		return netip.Addr{}, errors.New("range is full")
@@ -77,7 +123,7 @@ func (a *ipAllocator) Allocate(ctx context.Context, owner string, dryRun bool) (
 			}
 			continue
 		}
-		_, err := a.store.Create(ctx, ipKey(ip), []byte(owner))
+		_, err := a.store.Create(ctx, ipKey(ip), ipAddressFor(ip, svc))
 		if err == nil {
 			return ip, nil
 		}
@@ -88,9 +134,10 @@ func (a *ipAllocator) Allocate(ctx context.Context, owner string, dryRun bool) (
 	return netip.Addr{}, errors.New("range is full")
 }
 
-// Reserve takes a specific address.
-func (a *ipAllocator) Reserve(ctx context.Context, ip netip.Addr, owner string, dryRun bool) error {
-	if !a.prefix.Contains(ip) {
+// Reserve takes a specific address: one of the --service-cluster-ip-range
+// or of a ServiceCIDR object.
+func (a *ipAllocator) Reserve(ctx context.Context, ip netip.Addr, svc *corev1.Service, dryRun bool) error {
+	if !a.prefix.Contains(ip) && !a.inServiceCIDR(ctx, ip) {
 		return fmt.Errorf("the provided IP (%s) is not in the valid range. The range of valid IPs is %s", ip, a.prefix)
 	}
 	if dryRun {
@@ -99,9 +146,9 @@ func (a *ipAllocator) Reserve(ctx context.Context, ip netip.Addr, owner string, 
 		}
 		return nil
 	}
-	_, err := a.store.Create(ctx, ipKey(ip), []byte(owner))
+	_, err := a.store.Create(ctx, ipKey(ip), ipAddressFor(ip, svc))
 	if errors.Is(err, storage.ErrKeyExists) {
-		if kv, gerr := a.store.Get(ctx, ipKey(ip)); gerr == nil && string(kv.Value) == owner {
+		if kv, gerr := a.store.Get(ctx, ipKey(ip)); gerr == nil && ownsIP(kv.Value, svc.UID, ip) {
 			return nil
 		}
 		return errors.New("provided IP is already allocated")
@@ -109,9 +156,79 @@ func (a *ipAllocator) Reserve(ctx context.Context, ip netip.Addr, owner string, 
 	return err
 }
 
-// Release frees an address if owner still holds it.
-func (a *ipAllocator) Release(ctx context.Context, ip netip.Addr, owner string) {
-	releaseKey(ctx, a.store, ipKey(ip), owner)
+// inServiceCIDR reports whether ip is inside the CIDRs of a ServiceCIDR
+// object (the ranges an administrator added beside the flag's).
+func (a *ipAllocator) inServiceCIDR(ctx context.Context, ip netip.Addr) bool {
+	result, err := a.store.List(ctx, "/registry/servicecidrs/", storage.ListOptions{AllowStale: true})
+	if err != nil {
+		return false
+	}
+	for _, kv := range result.KVs {
+		var sc networkingv1.ServiceCIDR
+		if json.Unmarshal(kv.Value, &sc) != nil || sc.DeletionTimestamp != nil {
+			continue
+		}
+		for _, c := range sc.Spec.CIDRs {
+			if p, err := netip.ParsePrefix(c); err == nil && p.Contains(ip) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// Release frees an address if svc still holds it.
+func (a *ipAllocator) Release(ctx context.Context, ip netip.Addr, svc *corev1.Service) {
+	kv, err := a.store.Get(ctx, ipKey(ip))
+	if err != nil || !ownsIP(kv.Value, svc.UID, ip) {
+		return
+	}
+	a.store.Delete(ctx, ipKey(ip), kv.ModRevision)
+}
+
+// upgradeIPAddresses rewrites the keys of ClusterIPs allocated before
+// IPAddress objects were kept (bare owner uids) as IPAddress objects of
+// their Services, and drops those whose Service is gone: upstream's
+// repair loop for IPAddresses, run once at start.
+func (s *Server) upgradeIPAddresses(ctx context.Context) error {
+	result, err := s.cfg.Storage.List(ctx, "/registry/ipaddresses/", storage.ListOptions{})
+	if err != nil {
+		return err
+	}
+	var legacy []storage.KeyValue
+	for _, kv := range result.KVs {
+		if len(kv.Value) > 0 && kv.Value[0] != '{' {
+			legacy = append(legacy, kv)
+		}
+	}
+	if len(legacy) == 0 {
+		return nil
+	}
+	services, _, err := s.list(ctx, scheme.Lookup("", "v1", "services"), "", listOptions{})
+	if err != nil {
+		return err
+	}
+	byUID := map[string]*corev1.Service{}
+	for _, o := range services {
+		svc := o.(*corev1.Service)
+		byUID[svc.UID] = svc
+	}
+	for _, kv := range legacy {
+		ip, err := netip.ParseAddr(strings.TrimPrefix(kv.Key, "/registry/ipaddresses/"))
+		if err != nil {
+			continue
+		}
+		svc, ok := byUID[string(kv.Value)]
+		if !ok || !slices.Contains(svc.Spec.ClusterIPs, ip.String()) {
+			s.cfg.Storage.Delete(ctx, kv.Key, kv.ModRevision)
+			continue
+		}
+		if _, err := s.cfg.Storage.Update(ctx, kv.Key, ipAddressFor(ip, svc), kv.ModRevision); err != nil && !errors.Is(err, storage.ErrConflict) {
+			return err
+		}
+	}
+	s.log.Info("stored allocated ClusterIPs as IPAddress objects", "count", len(legacy))
+	return nil
 }
 
 func releaseKey(ctx context.Context, store storage.Interface, key, owner string) {
@@ -208,7 +325,7 @@ func (s *Server) allocate(ctx context.Context, res *scheme.Resource, obj, old me
 		switch svc.Spec.ClusterIP {
 		case corev1.ClusterIPNone:
 		case "":
-			ip, err := s.ipAlloc.Allocate(ctx, owner, dryRun)
+			ip, err := s.ipAlloc.Allocate(ctx, svc, dryRun)
 			if err != nil {
 				return invalid("spec.clusterIPs", []string{}, "failed to allocate IP: "+err.Error())
 			}
@@ -218,7 +335,7 @@ func (s *Server) allocate(ctx context.Context, res *scheme.Resource, obj, old me
 			if err != nil {
 				return invalid("spec.clusterIPs[0]", svc.Spec.ClusterIP, "must be a valid IP address, (e.g. 10.9.8.7 or 2001:db8::ffff)")
 			}
-			if err := s.ipAlloc.Reserve(ctx, ip, owner, dryRun); err != nil {
+			if err := s.ipAlloc.Reserve(ctx, ip, svc, dryRun); err != nil {
 				return invalid("spec.clusterIPs", []string{svc.Spec.ClusterIP}, fmt.Sprintf("failed to allocate IP %s: %v", ip, err))
 			}
 		}
@@ -282,7 +399,7 @@ func (s *Server) release(ctx context.Context, res *scheme.Resource, obj, newObj 
 	}
 	ctx = context.WithoutCancel(ctx)
 	if ip, err := netip.ParseAddr(svc.Spec.ClusterIP); err == nil && svc.Spec.ClusterIP != keepIP {
-		s.ipAlloc.Release(ctx, ip, svc.UID)
+		s.ipAlloc.Release(ctx, ip, svc)
 	}
 	for _, p := range svc.Spec.Ports {
 		if p.NodePort != 0 && !keepPorts[p.NodePort] {
@@ -297,14 +414,8 @@ func formatValue(v any) string {
 	case string:
 		return strconv.Quote(x)
 	case []string:
-		out := "[]string{"
-		for i, s := range x {
-			if i > 0 {
-				out += ", "
-			}
-			out += strconv.Quote(s)
-		}
-		return out + "}"
+		b, _ := json.Marshal(x) // ["10.96.0.50"], as upstream's field errors print lists
+		return string(b)
 	default:
 		return fmt.Sprint(v)
 	}

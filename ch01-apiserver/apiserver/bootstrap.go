@@ -17,6 +17,7 @@ import (
 	"kubik/ch01-apiserver/api/discoveryv1"
 	"kubik/ch01-apiserver/api/intstr"
 	"kubik/ch01-apiserver/api/metav1"
+	"kubik/ch01-apiserver/api/networkingv1"
 	"kubik/ch01-apiserver/api/schedulingv1"
 	"kubik/ch01-apiserver/api/scheme"
 	"kubik/ch01-apiserver/apiserver/auth"
@@ -25,8 +26,9 @@ import (
 
 // Bootstrap creates what a real apiserver creates for itself at start (its
 // "post-start hooks"): the four system namespaces, the two system
-// PriorityClasses, the bootstrap RBAC roles and bindings, and the "kubernetes" Service in "default" with the
-// Endpoints/EndpointSlice that point at this apiserver (see
+// PriorityClasses, the bootstrap RBAC roles and bindings, the default
+// ServiceCIDR "kubernetes" (Ready), and the "kubernetes" Service in "default"
+// with the Endpoints/EndpointSlice that point at this apiserver (see
 // EndpointReconciler). Existing objects are left alone, so several
 // apiservers and restarts are fine.
 func (s *Server) Bootstrap(ctx context.Context) error {
@@ -52,6 +54,12 @@ func (s *Server) Bootstrap(ctx context.Context) error {
 			return err
 		}
 	}
+	if err := s.upgradeIPAddresses(ctx); err != nil {
+		return fmt.Errorf("upgrading the stored ClusterIPs: %w", err)
+	}
+	if err := s.ensureDefaultServiceCIDR(ctx); err != nil {
+		return err
+	}
 	port := int32(s.cfg.SecurePort)
 	svc := &corev1.Service{
 		ObjectMeta: metav1.ObjectMeta{Name: "kubernetes", Namespace: "default",
@@ -71,6 +79,35 @@ func (s *Server) Bootstrap(ctx context.Context) error {
 	// this apiserver's own address, or — with a configured
 	// EndpointReconciler — every apiserver's.
 	return s.reconcileEndpointsAtStart(ctx)
+}
+
+// ensureDefaultServiceCIDR is upstream's default-servicecidr controller at
+// start: the ServiceCIDR "kubernetes" holds --service-cluster-ip-range and
+// is Ready.
+func (s *Server) ensureDefaultServiceCIDR(ctx context.Context) error {
+	const name = "kubernetes"
+	if err := s.ensure(ctx, &networkingv1.ServiceCIDR{ObjectMeta: metav1.ObjectMeta{Name: name},
+		Spec: networkingv1.ServiceCIDRSpec{CIDRs: []string{s.ipAlloc.prefix.String()}}}); err != nil {
+		return err
+	}
+	res := scheme.Lookup(networkingv1.GroupName, "v1", "servicecidrs")
+	q := s.selfRequest(ctx, res, "update", "", name)
+	q.info.Subresource = "status"
+	_, _, err := s.update(ctx, q, name, "status", func(old metav1.Object) (metav1.Object, error) {
+		sc := old.(*networkingv1.ServiceCIDR)
+		for _, c := range sc.Status.Conditions {
+			if c.Type == networkingv1.ServiceCIDRConditionReady {
+				return sc, nil
+			}
+		}
+		sc.Status.Conditions = append(sc.Status.Conditions, metav1.Condition{Type: networkingv1.ServiceCIDRConditionReady,
+			Status: "True", LastTransitionTime: metav1.Now(), Message: "Kubernetes default Service CIDR is ready"})
+		return sc, nil
+	}, false)
+	if err != nil {
+		return fmt.Errorf("setting the default ServiceCIDR ready: %w", err)
+	}
+	return nil
 }
 
 // ensure creates obj through the normal create path unless it exists.

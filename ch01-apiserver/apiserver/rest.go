@@ -134,7 +134,7 @@ func (s *Server) handleGet(ctx context.Context, q *request) error {
 		return err
 	}
 	switch q.info.Subresource {
-	case "", "status":
+	case "", "status", "approval":
 	case "scale":
 		sc, err := scaleFrom(obj)
 		if err != nil {

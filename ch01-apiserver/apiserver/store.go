@@ -282,9 +282,9 @@ func (s *Server) create(ctx context.Context, q *request, obj metav1.Object) (met
 	if err := s.admit(ctx, q, obj, nil); err != nil {
 		return nil, err
 	}
-	prepareForCreate(res, obj)
+	prepareForCreate(res, obj, q.user)
 	prepareManagedFields(obj)
-	if err := s.validate(res, obj, nil); err != nil {
+	if err := s.validate(res, obj, nil, ""); err != nil {
 		return nil, err
 	}
 	if err := s.validateAdmission(ctx, q, obj, nil); err != nil {
@@ -309,7 +309,12 @@ func (s *Server) create(ctx context.Context, q *request, obj metav1.Object) (met
 	if err != nil {
 		s.release(ctx, res, obj, nil)
 		if errors.Is(err, storage.ErrKeyExists) {
-			return nil, ErrAlreadyExists(res.Group, res.Resource, res.GroupResource(), meta.Name)
+			se := ErrAlreadyExists(res.Group, res.Resource, res.GroupResource(), meta.Name)
+			// As upstream's Store.Create: say so when the object in the way is on its way out.
+			if existing, gerr := s.getObject(ctx, res, meta.Namespace, meta.Name); gerr == nil && existing.GetObjectMeta().DeletionTimestamp != nil {
+				se.Status.Message = "object is being deleted: " + se.Status.Message
+			}
+			return nil, se
 		}
 		return nil, storageError(err)
 	}
@@ -371,7 +376,7 @@ func (s *Server) update(ctx context.Context, q *request, name, subresource strin
 		if err := s.admit(ctx, q, obj, old); err != nil {
 			return nil, false, err
 		}
-		if err := s.validate(res, obj, old); err != nil {
+		if err := s.validate(res, obj, old, subresource); err != nil {
 			return nil, false, err
 		}
 		if err := s.validateAdmission(ctx, q, obj, old); err != nil {

@@ -8,11 +8,14 @@ import (
 	"kubik/ch01-apiserver/api/autoscalingv1"
 	"kubik/ch01-apiserver/api/autoscalingv2"
 	"kubik/ch01-apiserver/api/batchv1"
+	"kubik/ch01-apiserver/api/certificatesv1"
 	"kubik/ch01-apiserver/api/corev1"
 	"kubik/ch01-apiserver/api/metav1"
 	"kubik/ch01-apiserver/api/scheme"
+	"kubik/ch01-apiserver/apiserver/auth"
 	"kubik/ch01-apiserver/apiserver/defaults"
 	"kubik/ch01-apiserver/apiserver/validation"
+	"kubik/ch01-apiserver/apiserver/validation/field"
 )
 
 // Upstream gives every resource a "strategy" (pkg/registry/<group>/<kind>/strategy.go)
@@ -33,7 +36,7 @@ func hasStatusSubresource(res *scheme.Resource) bool { return res.Subresource("s
 
 // prepareForCreate sets what the server owns on a new object: uid,
 // creationTimestamp, generation, and a status the client may not choose.
-func prepareForCreate(res *scheme.Resource, obj metav1.Object) {
+func prepareForCreate(res *scheme.Resource, obj metav1.Object, user *auth.UserInfo) {
 	meta := obj.GetObjectMeta()
 	meta.UID = newUID()
 	meta.CreationTimestamp = metav1.Now()
@@ -62,6 +65,8 @@ func prepareForCreate(res *scheme.Resource, obj metav1.Object) {
 		o.Status.Phase = corev1.VolumePending
 	case *corev1.PersistentVolumeClaim:
 		o.Status.Phase = corev1.ClaimPending
+	case *certificatesv1.CertificateSigningRequest:
+		prepareCSRForCreate(o, user)
 	}
 }
 
@@ -103,6 +108,14 @@ func prepareForUpdate(res *scheme.Resource, obj, old metav1.Object, subresource 
 	if meta.ManagedFields == nil {
 		meta.ManagedFields = oldMeta.ManagedFields
 	}
+	if csr, ok := obj.(*certificatesv1.CertificateSigningRequest); ok {
+		if subresource == "status" {
+			meta.OwnerReferences = oldMeta.OwnerReferences
+			meta.Finalizers = oldMeta.Finalizers
+		}
+		prepareCSRForUpdate(csr, old.(*certificatesv1.CertificateSigningRequest), subresource)
+		return
+	}
 	nv, ov := reflect.ValueOf(obj).Elem(), reflect.ValueOf(old).Elem()
 	switch subresource {
 	case "status":
@@ -140,8 +153,13 @@ func prepareForUpdate(res *scheme.Resource, obj, old metav1.Object, subresource 
 }
 
 // validate runs the kind's validation; field errors become a 422 Invalid.
-func (s *Server) validate(res *scheme.Resource, obj, old metav1.Object) error {
-	errs := validation.Validate(obj, old)
+func (s *Server) validate(res *scheme.Resource, obj, old metav1.Object, subresource string) error {
+	var errs field.ErrorList
+	if old == nil {
+		errs = validation.Validate(obj, nil)
+	} else {
+		errs = validation.ValidateSubresource(obj, old, subresource)
+	}
 	if len(errs) == 0 {
 		return nil
 	}

@@ -1,7 +1,9 @@
 // Package networkingv1 holds networking.k8s.io/v1: Ingress and IngressClass
 // (HTTP routing into the cluster) and NetworkPolicy (which pods may talk to
-// which). The apiserver stores them; controllers and network plugins act on
-// them.
+// which), ServiceCIDR and IPAddress (the ranges ClusterIPs come from, and
+// one object per allocated ClusterIP). The apiserver stores them and keeps
+// the default ServiceCIDR and the IPAddresses of Services; controllers and
+// network plugins act on the rest.
 //
 // Upstream: k8s.io/api/networking/v1.
 package networkingv1

@@ -14,6 +14,8 @@ func TestRoundTrip(t *testing.T) {
 		"testdata/ingress-simple.json":          &Ingress{},
 		"testdata/ingressclass-other.json":      &IngressClass{},
 		"testdata/networkpolicy-web-allow.json": &NetworkPolicy{},
+		"testdata/servicecidr-kubernetes.json":  &ServiceCIDR{},
+		"testdata/ipaddress-10.96.0.1.json":     &IPAddress{},
 	} {
 		doc, err := os.ReadFile(file)
 		if err != nil {

@@ -7,6 +7,7 @@ import (
 	"kubik/ch01-apiserver/api/autoscalingv1"
 	"kubik/ch01-apiserver/api/autoscalingv2"
 	"kubik/ch01-apiserver/api/batchv1"
+	"kubik/ch01-apiserver/api/certificatesv1"
 	"kubik/ch01-apiserver/api/coordinationv1"
 	"kubik/ch01-apiserver/api/corev1"
 	"kubik/ch01-apiserver/api/discoveryv1"
@@ -151,6 +152,12 @@ var Resources = []*Resource{
 		Subresources: []Subresource{status("Job")},
 		New:          func() metav1.Object { return &batchv1.Job{} }},
 
+	// certificates.k8s.io/v1
+	{Group: "certificates.k8s.io", Version: "v1", Resource: "certificatesigningrequests", Singular: "certificatesigningrequest", Kind: "CertificateSigningRequest",
+		ShortNames: []string{"csr"}, Verbs: AllVerbs, StoragePrefix: "certificatesigningrequests",
+		Subresources: []Subresource{{Name: "approval", Kind: "CertificateSigningRequest", Verbs: SubresourceRW}, status("CertificateSigningRequest")},
+		New:          func() metav1.Object { return &certificatesv1.CertificateSigningRequest{} }},
+
 	// coordination.k8s.io/v1
 	{Group: "coordination.k8s.io", Version: "v1", Resource: "leases", Singular: "lease", Kind: "Lease", Namespaced: true,
 		Verbs: AllVerbs, StoragePrefix: "leases",
@@ -179,9 +186,16 @@ var Resources = []*Resource{
 		ShortNames: []string{"ing"}, Verbs: AllVerbs, StoragePrefix: "ingress", Generation: true,
 		Subresources: []Subresource{status("Ingress")},
 		New:          func() metav1.Object { return &networkingv1.Ingress{} }},
+	{Group: "networking.k8s.io", Version: "v1", Resource: "ipaddresses", Singular: "ipaddress", Kind: "IPAddress",
+		ShortNames: []string{"ip"}, Verbs: AllVerbs, StoragePrefix: "ipaddresses",
+		New: func() metav1.Object { return &networkingv1.IPAddress{} }},
 	{Group: "networking.k8s.io", Version: "v1", Resource: "networkpolicies", Singular: "networkpolicy", Kind: "NetworkPolicy", Namespaced: true,
 		ShortNames: []string{"netpol"}, Verbs: AllVerbs, StoragePrefix: "networkpolicies", Generation: true,
 		New: func() metav1.Object { return &networkingv1.NetworkPolicy{} }},
+	{Group: "networking.k8s.io", Version: "v1", Resource: "servicecidrs", Singular: "servicecidr", Kind: "ServiceCIDR",
+		Verbs: AllVerbs, StoragePrefix: "servicecidrs",
+		Subresources: []Subresource{status("ServiceCIDR")},
+		New:          func() metav1.Object { return &networkingv1.ServiceCIDR{} }},
 
 	// node.k8s.io/v1
 	{Group: "node.k8s.io", Version: "v1", Resource: "runtimeclasses", Singular: "runtimeclass", Kind: "RuntimeClass",
@@ -245,4 +259,7 @@ var Resources = []*Resource{
 		Verbs: AllVerbs, StoragePrefix: "volumeattachments",
 		Subresources: []Subresource{status("VolumeAttachment")},
 		New:          func() metav1.Object { return &storagev1.VolumeAttachment{} }},
+	{Group: "storage.k8s.io", Version: "v1", Resource: "volumeattributesclasses", Singular: "volumeattributesclass", Kind: "VolumeAttributesClass",
+		ShortNames: []string{"vac"}, Verbs: AllVerbs, StoragePrefix: "volumeattributesclasses",
+		New: func() metav1.Object { return &storagev1.VolumeAttributesClass{} }},
 }

@@ -1,10 +1,9 @@
 // Package storagev1 holds storage.k8s.io/v1: StorageClass, CSIDriver,
-// CSINode, CSIStorageCapacity and VolumeAttachment. The scheduler's volume
-// plugins watch all five; kubectl users see them as `kubectl get sc` and
-// friends.
+// CSINode, CSIStorageCapacity, VolumeAttachment and VolumeAttributesClass.
+// The scheduler's volume plugins watch them; kubectl users see them as
+// `kubectl get sc` and friends.
 //
-// Upstream: k8s.io/api/storage/v1. VolumeAttributesClass is left out: the
-// recorded 1.35 discovery (apiserver/testdata/discovery) does not list it.
+// Upstream: k8s.io/api/storage/v1.
 package storagev1
 
 import (
@@ -246,3 +245,31 @@ type CSIStorageCapacityList struct {
 	metav1.ListMeta `json:"metadata,omitempty" protobuf:"bytes,1,opt,name=metadata"`
 	Items           []CSIStorageCapacity `json:"items" protobuf:"bytes,2,rep,name=items"`
 }
+
+// VolumeAttributesClass is a named set of mutable attributes a CSI driver
+// applies to a volume (its IOPS, its throughput): a claim names the class in
+// spec.volumeAttributesClassName, and changing that name asks the driver to
+// modify the volume in place. The class itself cannot change.
+type VolumeAttributesClass struct {
+	metav1.TypeMeta `json:",inline"`
+	// Standard object's metadata.
+	metav1.ObjectMeta `json:"metadata,omitempty" protobuf:"bytes,1,opt,name=metadata"`
+	// DriverName is the name of the CSI driver. This field is immutable.
+	DriverName string `json:"driverName" protobuf:"bytes,2,opt,name=driverName"`
+	// Parameters hold the volume attributes defined by the CSI driver, passed to it on
+	// create and modify. They are immutable; at least one is required.
+	Parameters map[string]string `json:"parameters,omitempty" protobuf:"bytes,3,rep,name=parameters"`
+}
+
+// VolumeAttributesClassList is a collection of VolumeAttributesClass objects.
+type VolumeAttributesClassList struct {
+	metav1.TypeMeta `json:",inline"`
+	metav1.ListMeta `json:"metadata,omitempty" protobuf:"bytes,1,opt,name=metadata"`
+	// Items is the list of VolumeAttributesClass objects.
+	Items []VolumeAttributesClass `json:"items" protobuf:"bytes,2,rep,name=items"`
+}
+
+// VACProtectionFinalizer keeps a VolumeAttributesClass while claims or
+// volumes still use it; the StorageObjectInUseProtection admission plugin
+// adds it and the vac-protection controller removes it.
+const VACProtectionFinalizer = "kubernetes.io/vac-protection"

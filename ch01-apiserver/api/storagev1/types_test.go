@@ -1,6 +1,7 @@
 package storagev1
 
 import (
+	"os"
 	"testing"
 
 	"kubik/internal/apitest"
@@ -100,4 +101,17 @@ func TestListsRoundTrip(t *testing.T) {
 	apitest.RoundTrip(t, []byte(`{"kind":"CSINodeList","apiVersion":"storage.k8s.io/v1","metadata":{"resourceVersion":"700"},"items":[`+workerCSINode+`]}`), &CSINodeList{})
 	apitest.RoundTrip(t, []byte(`{"kind":"CSIStorageCapacityList","apiVersion":"storage.k8s.io/v1","metadata":{"resourceVersion":"700"},"items":[`+capacity+`]}`), &CSIStorageCapacityList{})
 	apitest.RoundTrip(t, []byte(`{"kind":"VolumeAttachmentList","apiVersion":"storage.k8s.io/v1","metadata":{"resourceVersion":"700"},"items":[`+attachment+`]}`), &VolumeAttachmentList{})
+}
+
+// Recorded from a real v1.35 apiserver: a class being deleted, held by its finalizer.
+func TestVolumeAttributesClassRoundTrip(t *testing.T) {
+	doc, err := os.ReadFile("testdata/volumeattributesclass-gold.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var vac VolumeAttributesClass
+	apitest.RoundTrip(t, doc, &vac)
+	if vac.DriverName != "pd.csi.storage.gke.io" || vac.Parameters["iops"] != "3000" || vac.Finalizers[0] != VACProtectionFinalizer {
+		t.Errorf("decoded %+v", vac)
+	}
 }

@@ -13,6 +13,7 @@ import (
 	"kubik/ch01-apiserver/api/autoscalingv1"
 	"kubik/ch01-apiserver/api/autoscalingv2"
 	"kubik/ch01-apiserver/api/batchv1"
+	"kubik/ch01-apiserver/api/certificatesv1"
 	"kubik/ch01-apiserver/api/coordinationv1"
 	"kubik/ch01-apiserver/api/corev1"
 	"kubik/ch01-apiserver/api/discoveryv1"
@@ -95,6 +96,10 @@ func printerFor(obj metav1.Object) printer {
 		return csiStorageCapacityPrinter
 	case *storagev1.VolumeAttachment:
 		return volumeAttachmentPrinter
+	case *storagev1.VolumeAttributesClass:
+		return volumeAttributesClassPrinter
+	case *certificatesv1.CertificateSigningRequest:
+		return certificateSigningRequestPrinter
 	case *rbacv1.RoleBinding, *rbacv1.ClusterRoleBinding:
 		return bindingPrinter
 	case *networkingv1.Ingress:
@@ -103,6 +108,10 @@ func printerFor(obj metav1.Object) printer {
 		return ingressClassPrinter
 	case *networkingv1.NetworkPolicy:
 		return networkPolicyPrinter
+	case *networkingv1.ServiceCIDR:
+		return serviceCIDRPrinter
+	case *networkingv1.IPAddress:
+		return ipAddressPrinter
 	case *autoscalingv2.HorizontalPodAutoscaler:
 		return horizontalPodAutoscalerPrinter
 	case *autoscalingv1.HorizontalPodAutoscaler:

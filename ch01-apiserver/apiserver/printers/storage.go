@@ -131,3 +131,16 @@ func boolOr(b *bool, fallback bool) bool {
 	}
 	return *b
 }
+
+// VolumeAttributesClasses: upstream's printVolumeAttributesClass.
+var volumeAttributesClassPrinter = printer{
+	columns: []metav1.TableColumnDefinition{
+		nameColumn,
+		column("DriverName", "string", doc("storage/v1 VolumeAttributesClass.driverName")),
+		ageColumn,
+	},
+	row: func(obj metav1.Object, now time.Time) ([]any, []metav1.TableRowCondition) {
+		vac := obj.(*storagev1.VolumeAttributesClass)
+		return []any{vac.Name, vac.DriverName, age(vac.CreationTimestamp, now)}, nil
+	},
+}

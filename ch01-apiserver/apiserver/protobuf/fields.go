@@ -99,6 +99,13 @@ func isBytes(t reflect.Type) bool {
 	return t.Kind() == reflect.Slice && t.Elem().Kind() == reflect.Uint8
 }
 
+// isListMessage reports whether t is a named list type that upstream
+// encodes as a message of its own, { repeated items = 1 }: the ExtraValue
+// of user info (map values cannot be repeated in protobuf).
+func isListMessage(t reflect.Type) bool {
+	return t.Kind() == reflect.Slice && t.Name() != "" && !isBytes(t)
+}
+
 // wireType is the protobuf wire type of one value of Go type t
 // (an element, for repeated fields and maps).
 func wireType(t reflect.Type) (protowire.Type, error) {
@@ -113,7 +120,7 @@ func wireType(t reflect.Type) (protowire.Type, error) {
 	case reflect.String, reflect.Struct:
 		return protowire.BytesType, nil
 	case reflect.Slice:
-		if isBytes(t) {
+		if isBytes(t) || isListMessage(t) {
 			return protowire.BytesType, nil
 		}
 	case reflect.Pointer:

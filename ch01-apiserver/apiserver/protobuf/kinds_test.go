@@ -9,10 +9,12 @@ import (
 	"kubik/ch01-apiserver/api/appsv1"
 	"kubik/ch01-apiserver/api/autoscalingv1"
 	"kubik/ch01-apiserver/api/autoscalingv2"
+	"kubik/ch01-apiserver/api/certificatesv1"
 	"kubik/ch01-apiserver/api/corev1"
 	"kubik/ch01-apiserver/api/metav1"
 	"kubik/ch01-apiserver/api/networkingv1"
 	"kubik/ch01-apiserver/api/nodev1"
+	"kubik/ch01-apiserver/api/storagev1"
 )
 
 // TestRecordedKindsRoundTrip encodes objects a real v1.35 apiserver returned
@@ -27,7 +29,11 @@ func TestRecordedKindsRoundTrip(t *testing.T) {
 		"../../api/networkingv1/testdata/ingress-simple.json":          func() metav1.Object { return &networkingv1.Ingress{} },
 		"../../api/networkingv1/testdata/ingressclass-other.json":      func() metav1.Object { return &networkingv1.IngressClass{} },
 		"../../api/networkingv1/testdata/networkpolicy-web-allow.json": func() metav1.Object { return &networkingv1.NetworkPolicy{} },
+		"../../api/networkingv1/testdata/servicecidr-kubernetes.json":  func() metav1.Object { return &networkingv1.ServiceCIDR{} },
+		"../../api/networkingv1/testdata/ipaddress-10.96.0.1.json":     func() metav1.Object { return &networkingv1.IPAddress{} },
 		"../../api/nodev1/testdata/runtimeclass-gvisor.json":           func() metav1.Object { return &nodev1.RuntimeClass{} },
+		"../../api/storagev1/testdata/volumeattributesclass-gold.json": func() metav1.Object { return &storagev1.VolumeAttributesClass{} },
+		"../../api/certificatesv1/testdata/csr-alice.json":             func() metav1.Object { return &certificatesv1.CertificateSigningRequest{} },
 		"../../api/autoscalingv2/testdata/hpa-custom.v2.json":          func() metav1.Object { return &autoscalingv2.HorizontalPodAutoscaler{} },
 		"../../api/autoscalingv1/testdata/hpa-custom.v1.json":          func() metav1.Object { return &autoscalingv1.HorizontalPodAutoscaler{} },
 		"../../api/corev1/testdata/resourcequota-tq.json":              func() metav1.Object { return &corev1.ResourceQuota{} },

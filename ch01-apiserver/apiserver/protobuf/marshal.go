@@ -123,7 +123,12 @@ func appendValue(b []byte, num protowire.Number, v reflect.Value) ([]byte, error
 		b = protowire.AppendTag(b, num, typ)
 		return protowire.AppendBytes(b, v.Bytes()), nil
 	}
-	msg, err := appendMessage(nil, v)
+	var msg []byte
+	if isListMessage(v.Type()) {
+		msg, err = appendField(nil, 1, v) // { repeated items = 1 }
+	} else {
+		msg, err = appendMessage(nil, v)
+	}
 	if err != nil {
 		return nil, err
 	}

@@ -213,12 +213,47 @@ func decodeValue(b []byte, typ protowire.Type, v reflect.Value, depth int) (int,
 		// Copy: the caller's buffer may be reused. Present but empty stays
 		// non-nil, like upstream.
 		v.SetBytes(append(make([]byte, 0, len(data)), data...))
+	case isListMessage(t):
+		if err := decodeListMessage(data, v, depth+1); err != nil {
+			return 0, err
+		}
 	default: // a struct: a nested message
 		if err := decodeMessage(data, v, depth+1); err != nil {
 			return 0, err
 		}
 	}
 	return n, nil
+}
+
+// decodeListMessage decodes { repeated items = 1 } into the list v; other
+// fields are skipped, as unknown fields are.
+func decodeListMessage(b []byte, v reflect.Value, depth int) error {
+	if depth > maxDepth {
+		return errors.New("messages nested too deeply")
+	}
+	if v.IsNil() {
+		v.Set(reflect.MakeSlice(v.Type(), 0, 0)) // present but empty stays non-nil
+	}
+	for len(b) > 0 {
+		num, typ, n := protowire.ConsumeTag(b)
+		if n < 0 {
+			return protowire.ParseError(n)
+		}
+		b = b[n:]
+		if num != 1 {
+			if n = protowire.ConsumeFieldValue(num, typ, b); n < 0 {
+				return protowire.ParseError(n)
+			}
+			b = b[n:]
+			continue
+		}
+		n, err := decodeField(b, typ, v, depth)
+		if err != nil {
+			return err
+		}
+		b = b[n:]
+	}
+	return nil
 }
 
 func wrongWireType(got, want protowire.Type) error {

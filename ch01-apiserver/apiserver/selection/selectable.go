@@ -7,6 +7,7 @@ import (
 
 	"kubik/ch01-apiserver/api/appsv1"
 	"kubik/ch01-apiserver/api/batchv1"
+	"kubik/ch01-apiserver/api/certificatesv1"
 	"kubik/ch01-apiserver/api/corev1"
 	"kubik/ch01-apiserver/api/eventsv1"
 	"kubik/ch01-apiserver/api/metav1"
@@ -73,6 +74,8 @@ func SelectableFields(obj metav1.Object) map[string]string {
 		set["status.replicas"] = strconv.Itoa(int(o.Status.Replicas))
 	case *batchv1.Job:
 		set["status.successful"] = strconv.Itoa(int(o.Status.Succeeded))
+	case *certificatesv1.CertificateSigningRequest:
+		set["spec.signerName"] = o.Spec.SignerName
 	case *resourcev1.ResourceSlice:
 		set["spec.nodeName"] = ""
 		if o.Spec.NodeName != nil {

@@ -358,3 +358,32 @@ func validateVolumeAttachmentUpdate(va, old *storagev1.VolumeAttachment) field.E
 	}
 	return errs
 }
+
+// --- VolumeAttributesClass ---
+
+// validateVolumeAttributesClass is ValidateVolumeAttributesClass: the
+// driver is named as a StorageClass's provisioner is, and the parameters
+// follow a StorageClass's rules but may not be empty.
+func validateVolumeAttributesClass(vac *storagev1.VolumeAttributesClass) field.ErrorList {
+	errs := ValidateObjectMeta(&vac.ObjectMeta, false, NameIsDNSSubdomain, field.NewPath("metadata"))
+	errs = append(errs, validateProvisioner(vac.DriverName, field.NewPath("driverName"))...)
+	errs = append(errs, validateStorageParameters(vac.Parameters, field.NewPath("parameters"))...)
+	if len(vac.Parameters) == 0 {
+		errs = append(errs, field.Required(field.NewPath("parameters"), "must contain at least one key/value pair"))
+	}
+	return errs
+}
+
+// validateVolumeAttributesClassUpdate is ValidateVolumeAttributesClassUpdate:
+// the volumes made with the class were given its driver and parameters, so
+// neither may change.
+func validateVolumeAttributesClassUpdate(vac, old *storagev1.VolumeAttributesClass) field.ErrorList {
+	var errs field.ErrorList
+	if vac.DriverName != old.DriverName {
+		errs = append(errs, field.Forbidden(field.NewPath("driverName"), "updates to driverName are forbidden."))
+	}
+	if !reflect.DeepEqual(vac.Parameters, old.Parameters) && (len(vac.Parameters) > 0 || len(old.Parameters) > 0) {
+		errs = append(errs, field.Forbidden(field.NewPath("parameters"), "updates to parameters are forbidden."))
+	}
+	return errs
+}

@@ -5,6 +5,7 @@ import (
 	"kubik/ch01-apiserver/api/autoscalingv1"
 	"kubik/ch01-apiserver/api/autoscalingv2"
 	"kubik/ch01-apiserver/api/batchv1"
+	"kubik/ch01-apiserver/api/certificatesv1"
 	"kubik/ch01-apiserver/api/coordinationv1"
 	"kubik/ch01-apiserver/api/corev1"
 	"kubik/ch01-apiserver/api/discoveryv1"
@@ -25,8 +26,18 @@ func Validate(obj, old metav1.Object) field.ErrorList {
 	if old == nil {
 		return validateCreate(obj)
 	}
+	return ValidateSubresource(obj, old, "")
+}
+
+// ValidateSubresource validates an update through subresource ("" for the
+// main resource, "status", "approval", ...). Only CertificateSigningRequests
+// have rules that differ per subresource (what /status and /approval may
+// change); every other kind is validated as by Validate.
+func ValidateSubresource(obj, old metav1.Object, subresource string) field.ErrorList {
 	meta := ValidateObjectMetaUpdate(obj.GetObjectMeta(), old.GetObjectMeta(), field.NewPath("metadata"))
 	switch o := obj.(type) {
+	case *certificatesv1.CertificateSigningRequest:
+		return append(validateCertificateSigningRequestUpdate(o, old.(*certificatesv1.CertificateSigningRequest), subresource), meta...)
 	case *corev1.Pod:
 		return validatePodUpdate(o, old.(*corev1.Pod))
 	case *corev1.Service:
@@ -77,6 +88,9 @@ func Validate(obj, old metav1.Object) field.ErrorList {
 		return append(meta, validateCSIStorageCapacityUpdate(o, old.(*storagev1.CSIStorageCapacity))...)
 	case *storagev1.VolumeAttachment:
 		return append(meta, validateVolumeAttachmentUpdate(o, old.(*storagev1.VolumeAttachment))...)
+	case *storagev1.VolumeAttributesClass:
+		meta = append(meta, withoutMetadata(validateVolumeAttributesClass(o))...)
+		return append(meta, validateVolumeAttributesClassUpdate(o, old.(*storagev1.VolumeAttributesClass))...)
 	case *autoscalingv2.HorizontalPodAutoscaler:
 		return append(meta, validateHorizontalPodAutoscaler(o, old.(*autoscalingv2.HorizontalPodAutoscaler))...)
 	case *autoscalingv1.HorizontalPodAutoscaler:
@@ -85,6 +99,10 @@ func Validate(obj, old metav1.Object) field.ErrorList {
 		o2 := old.(*networkingv1.Ingress)
 		meta = append(meta, withoutMetadata(validateIngress(o, o2))...)
 		return append(meta, validateIngressStatus(&o.Status, &o2.Status)...)
+	case *networkingv1.ServiceCIDR:
+		return append(meta, validateServiceCIDRUpdate(o, old.(*networkingv1.ServiceCIDR))...)
+	case *networkingv1.IPAddress:
+		return append(meta, validateIPAddressUpdate(o, old.(*networkingv1.IPAddress))...)
 	case *networkingv1.IngressClass:
 		meta = append(meta, ValidateImmutableField(o.Spec.Controller, old.(*networkingv1.IngressClass).Spec.Controller, field.NewPath("spec", "controller"))...)
 		return append(meta, validateIngressClass(o)...)
@@ -190,6 +208,8 @@ func validateCreate(obj metav1.Object) field.ErrorList {
 		return validateCSIStorageCapacity(o)
 	case *storagev1.VolumeAttachment:
 		return append(validateVolumeAttachment(o), validateVolumeAttachmentV1(o)...)
+	case *storagev1.VolumeAttributesClass:
+		return validateVolumeAttributesClass(o)
 	case *autoscalingv2.HorizontalPodAutoscaler:
 		return validateHorizontalPodAutoscaler(o, nil)
 	case *autoscalingv1.HorizontalPodAutoscaler:
@@ -200,8 +220,14 @@ func validateCreate(obj metav1.Object) field.ErrorList {
 		return validateIngressClass(o)
 	case *networkingv1.NetworkPolicy:
 		return validateNetworkPolicy(o)
+	case *networkingv1.ServiceCIDR:
+		return validateServiceCIDR(o)
+	case *networkingv1.IPAddress:
+		return validateIPAddress(o)
 	case *nodev1.RuntimeClass:
 		return validateRuntimeClass(o)
+	case *certificatesv1.CertificateSigningRequest:
+		return validateCertificateSigningRequest(o, csrOptions{})
 	}
 	// Unknown kinds: generic metadata only; the caller knows the scope.
 	m := obj.GetObjectMeta()

@@ -11,6 +11,9 @@
 package bootstrappolicy
 
 import (
+	"slices"
+
+	"kubik/ch01-apiserver/api/certificatesv1"
 	"kubik/ch01-apiserver/api/metav1"
 	"kubik/ch01-apiserver/api/rbacv1"
 	"kubik/ch01-apiserver/apiserver/auth"
@@ -22,10 +25,13 @@ var (
 	readWrite = []string{"get", "list", "watch", "create", "update", "patch", "delete", "deletecollection"}
 )
 
-// rule builds a PolicyRule: verbs on resources of groups.
+// rule builds a PolicyRule: verbs on resources of groups, each list
+// sorted as upstream's rule builder (rbacv1helpers.PolicyRuleBuilder) sorts it.
 func rule(verbs []string, groups []string, resources ...string) rbacv1.PolicyRule {
-	return rbacv1.PolicyRule{Verbs: verbs, APIGroups: groups, Resources: resources}
+	return rbacv1.PolicyRule{Verbs: sorted(verbs), APIGroups: sorted(groups), Resources: sorted(resources)}
 }
+
+func sorted(list []string) []string { return slices.Sorted(slices.Values(list)) }
 
 func urls(verbs []string, paths ...string) rbacv1.PolicyRule {
 	return rbacv1.PolicyRule{Verbs: verbs, NonResourceURLs: paths}
@@ -104,6 +110,7 @@ func NodeRules() []rbacv1.PolicyRule {
 		rule(read, core, "secrets", "configmaps"),
 		rule(v("get"), core, "persistentvolumeclaims", "persistentvolumes"),
 		rule(v("get"), core, "endpoints"),
+		rule(v("create", "get", "list", "watch"), g(certificatesv1.GroupName), "certificatesigningrequests"),
 		rule(v("get", "create", "update", "patch", "delete"), g("coordination.k8s.io"), "leases"),
 		rule(v("get", "update", "patch"), core, "persistentvolumeclaims/status"),
 		rule(v("create"), core, "serviceaccounts/token"),
@@ -119,6 +126,12 @@ func clusterRole(name string, rules ...rbacv1.PolicyRule) *rbacv1.ClusterRole {
 			Annotations: map[string]string{rbacv1.AutoUpdateAnnotationKey: "true"}},
 		Rules: rules,
 	}
+}
+
+// signerApprover is a role that may approve the requests for one signer.
+func signerApprover(name, signerName string) *rbacv1.ClusterRole {
+	return clusterRole(name, rbacv1.PolicyRule{Verbs: v("approve"), APIGroups: g(certificatesv1.GroupName),
+		Resources: []string{"signers"}, ResourceNames: []string{signerName}})
 }
 
 func clusterRoleBinding(role string, subjects ...rbacv1.Subject) *rbacv1.ClusterRoleBinding {
@@ -167,7 +180,21 @@ func ClusterRoles() []*rbacv1.ClusterRole {
 			rule(v("list", "watch"), core, "services", "endpoints"),
 			rule(read, core, "nodes"),
 			eventsRule(),
+			rule(v("list", "watch"), g("networking.k8s.io"), "servicecidrs"),
 			rule(v("list", "watch"), g("discovery.k8s.io"), "endpointslices")),
+		clusterRole("system:node-bootstrapper",
+			rule(v("create", "get", "list", "watch"), g(certificatesv1.GroupName), "certificatesigningrequests")),
+		// Who may approve requests for each built-in signer, and ask for a
+		// node client certificate (bound by an administrator, or by
+		// kubeadm, to the bootstrapping kubelets).
+		signerApprover("system:certificates.k8s.io:kube-apiserver-client-approver", certificatesv1.KubeAPIServerClientSignerName),
+		signerApprover("system:certificates.k8s.io:kube-apiserver-client-kubelet-approver", certificatesv1.KubeAPIServerClientKubeletSignerName),
+		signerApprover("system:certificates.k8s.io:kubelet-serving-approver", certificatesv1.KubeletServingSignerName),
+		signerApprover("system:certificates.k8s.io:legacy-unknown-approver", certificatesv1.LegacyUnknownSignerName),
+		clusterRole("system:certificates.k8s.io:certificatesigningrequests:nodeclient",
+			rule(v("create"), g(certificatesv1.GroupName), "certificatesigningrequests/nodeclient")),
+		clusterRole("system:certificates.k8s.io:certificatesigningrequests:selfnodeclient",
+			rule(v("create"), g(certificatesv1.GroupName), "certificatesigningrequests/selfnodeclient")),
 		clusterRole("system:auth-delegator",
 			rule(v("create"), g("authentication.k8s.io"), "tokenreviews"),
 			rule(v("create"), g("authorization.k8s.io"), "subjectaccessreviews")),
@@ -220,11 +247,22 @@ func ClusterRoles() []*rbacv1.ClusterRole {
 			rule(v("update", "patch"), g("batch"), "jobs/status", "jobs/finalizers", "cronjobs/status", "cronjobs/finalizers"),
 			rule(v("get", "update", "patch"), g("apps"), "daemonsets"),
 			rule(v("create"), g("apps"), "replicasets"), // the deployment controller's new ReplicaSets
-			// The DaemonSet controller's history (upstream's writes it; Kubik's
-			// does not yet): system:controller:daemon-set-controller's right.
+			// The DaemonSet and StatefulSet controllers' history
+			// (system:controller:daemon-set-controller's and
+			// statefulset-controller's right), and the claims the StatefulSet
+			// controller makes from its volumeClaimTemplates.
 			rule(v("create"), g("apps"), "controllerrevisions"),
+			rule(v("create"), core, "persistentvolumeclaims"),
 			rule(v("update", "patch"), g("apps"), "daemonsets/status", "daemonsets/finalizers"),
 			rule(v("get", "create", "update", "patch", "delete"), g("discovery.k8s.io"), "endpointslices"),
+			// The CSR approving and signing controllers (upstream's
+			// system:controller:certificate-controller): approve kubelet
+			// client certificates, sign for the built-in signers.
+			rbacv1.PolicyRule{Verbs: v("approve"), APIGroups: g(certificatesv1.GroupName), Resources: []string{"signers"},
+				ResourceNames: []string{certificatesv1.KubeAPIServerClientKubeletSignerName}},
+			rbacv1.PolicyRule{Verbs: v("sign"), APIGroups: g(certificatesv1.GroupName), Resources: []string{"signers"},
+				ResourceNames: []string{certificatesv1.KubeAPIServerClientSignerName, certificatesv1.KubeAPIServerClientKubeletSignerName,
+					certificatesv1.KubeletServingSignerName, certificatesv1.LegacyUnknownSignerName}},
 			rule(v("get"), core, "services"),
 			rule(v("get"), g("coordination.k8s.io"), "leases"),
 			rule(v("create"), core, "configmaps")), // root-ca-certificate-publisher: kube-root-ca.crt
