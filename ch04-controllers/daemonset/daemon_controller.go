@@ -21,13 +21,21 @@
 // binds daemon pods like any other, so resources, ports and priorities
 // are checked in one place.
 //
+// Every template the DaemonSet had is recorded in a ControllerRevision
+// (constructHistory): named <ds>-<hash>, the hash of the template
+// (controller.ComputeHash with status.collisionCount), labelled
+// controller-revision-hash=<hash>, holding the strategic merge patch that
+// puts the template back, numbered one above the newest older revision.
+// Pods carry the same label. `kubectl rollout history ds` lists the
+// revisions; `kubectl rollout undo ds` applies one of them back to the
+// DaemonSet, which then becomes the current revision again (renumbered).
+// Old revisions beyond spec.revisionHistoryLimit (default 10) that no pod
+// carries any more are deleted (cleanupHistory).
+//
 // A changed template rolls out node by node (RollingUpdate): pods whose
-// controller-revision-hash label is not the template's hash are replaced,
-// at most maxUnavailable nodes at a time without a ready pod, or with
-// maxSurge new pods started next to old ones. Upstream also records each
-// template in a ControllerRevision (for kubectl rollout undo); Kubik's
-// DaemonSet controller does not write them (the apiserver serves them),
-// so the label alone names the revision (the hash of the template).
+// controller-revision-hash label is not the current revision's are
+// replaced, at most maxUnavailable nodes at a time without a ready pod, or
+// with maxSurge new pods started next to old ones.
 //
 // Upstream: pkg/controller/daemon (daemon_controller.go, update.go,
 // util/daemonset_util.go).
@@ -44,6 +52,7 @@ import (
 	"kubik/ch01-apiserver/api/appsv1"
 	"kubik/ch01-apiserver/api/corev1"
 	"kubik/ch01-apiserver/api/metav1"
+	"kubik/ch01-apiserver/apiserver/selection"
 	"kubik/ch03-scheduler/clientgo/rest"
 	"kubik/ch03-scheduler/clientgo/tools/cache"
 	"kubik/ch03-scheduler/clientgo/util/workqueue"
@@ -61,6 +70,7 @@ type DaemonSetsController struct {
 	dsets        *cache.Informer[appsv1.DaemonSet, *appsv1.DaemonSet]
 	pods         *cache.Informer[corev1.Pod, *corev1.Pod]
 	nodes        *cache.Informer[corev1.Node, *corev1.Node]
+	histories    *cache.Informer[appsv1.ControllerRevision, *appsv1.ControllerRevision]
 	queue        *workqueue.RateLimitingQueue[string]
 	recorder     *record.Recorder
 	podCtl       controller.PodControl
@@ -69,7 +79,8 @@ type DaemonSetsController struct {
 	log          *slog.Logger
 }
 
-// NewDaemonSetsController asks for the DaemonSet, Pod and Node informers.
+// NewDaemonSetsController asks for the DaemonSet, ControllerRevision, Pod
+// and Node informers.
 // Upstream: NewDaemonSetsController.
 func NewDaemonSetsController(cc *controller.ControllerContext) (*DaemonSetsController, error) {
 	return newController(cc, workqueue.RealClock{}), nil
@@ -87,6 +98,7 @@ func newController(cc *controller.ControllerContext, clock workqueue.Clock) *Dae
 		dsets:        controller.InformerFor[appsv1.DaemonSet](cc.Informers),
 		pods:         controller.InformerFor[corev1.Pod](cc.Informers),
 		nodes:        controller.InformerFor[corev1.Node](cc.Informers),
+		histories:    controller.InformerFor[appsv1.ControllerRevision](cc.Informers),
 		queue:        workqueue.NewRateLimitingWithClock(workqueue.DefaultControllerRateLimiter[string](), clock),
 		expectations: controller.NewControllerExpectations(),
 	}
@@ -124,6 +136,21 @@ func newController(cc *controller.ControllerContext, clock workqueue.Clock) *Dae
 			}
 		},
 	})
+	cache.AddNamespaceIndex(c.histories)
+	c.histories.AddEventHandler(cache.ResourceEventHandlerFuncs[appsv1.ControllerRevision]{
+		AddFunc: c.enqueueForHistory,
+		UpdateFunc: func(old, cur *appsv1.ControllerRevision) {
+			if ref := metav1.GetControllerOf(&old.ObjectMeta); ref != nil && ref.Kind == "DaemonSet" {
+				c.queue.Add(old.Namespace + "/" + ref.Name)
+			}
+			c.enqueueForHistory(cur)
+		},
+		DeleteFunc: func(h *appsv1.ControllerRevision) {
+			if ref := metav1.GetControllerOf(&h.ObjectMeta); ref != nil && ref.Kind == "DaemonSet" {
+				c.queue.Add(h.Namespace + "/" + ref.Name)
+			}
+		},
+	})
 	c.nodes.AddEventHandler(cache.ResourceEventHandlerFuncs[corev1.Node]{
 		AddFunc: func(*corev1.Node) { c.enqueueAll() },
 		UpdateFunc: func(old, n *corev1.Node) {
@@ -140,6 +167,26 @@ func newController(cc *controller.ControllerContext, clock workqueue.Clock) *Dae
 func (c *DaemonSetsController) enqueueAll() {
 	for _, ds := range c.dsets.GetStore().List() {
 		c.queue.Add(cache.MetaNamespaceKeyFunc(ds))
+	}
+}
+
+// enqueueForHistory queues a revision's DaemonSet, or, for an orphan, every
+// DaemonSet of its namespace that could adopt it. Upstream: addHistory,
+// updateHistory, getDaemonSetsForHistory.
+func (c *DaemonSetsController) enqueueForHistory(h *appsv1.ControllerRevision) {
+	if ref := metav1.GetControllerOf(&h.ObjectMeta); ref != nil {
+		if ref.Kind == "DaemonSet" {
+			c.queue.Add(h.Namespace + "/" + ref.Name)
+		}
+		return
+	}
+	for _, ds := range c.dsets.GetStore().List() {
+		if ds.Namespace != h.Namespace {
+			continue
+		}
+		if sel, err := selection.FromLabelSelector(ds.Spec.Selector); err == nil && !sel.Empty() && sel.Matches(h.Labels) {
+			c.queue.Add(cache.MetaNamespaceKeyFunc(ds))
+		}
 	}
 }
 
@@ -172,5 +219,5 @@ func (c *DaemonSetsController) Run(ctx context.Context, workers int) {
 	go c.recorder.Run(ctx)
 	worker.RunWorkers(ctx, c.queue, workers, func(ctx context.Context) bool {
 		return worker.ProcessNextWorkItem(ctx, c.queue, c.syncDaemonSet, c.log, "daemonset")
-	}, c.dsets.HasSynced, c.pods.HasSynced, c.nodes.HasSynced)
+	}, c.dsets.HasSynced, c.histories.HasSynced, c.pods.HasSynced, c.nodes.HasSynced)
 }

@@ -86,7 +86,7 @@ func TestDaemonSetOnePodPerNodeAndRollingUpdate(t *testing.T) {
 		controllertest.Eventually(t, "caches current", func() bool {
 			x, ok := c.dsets.GetStore().Get("default", "agent")
 			return ok && x.ResourceVersion == cur.ResourceVersion && untainted(c) &&
-				c.expectations.SatisfiedExpectations("default/agent")
+				c.expectations.SatisfiedExpectations("default/agent") && historiesCached(env, c)
 		})
 		env.ClearActions()
 		if _, err := c.syncDaemonSet(env.Ctx, "default/agent"); err != nil {
@@ -106,8 +106,8 @@ func TestDaemonSetOnePodPerNodeAndRollingUpdate(t *testing.T) {
 		return out
 	}
 	got := sync()
-	// One pod per untainted node, one status update.
-	env.ExpectWrites(t, "create pods default", "create pods default", "create pods default", statusUpdate)
+	// The first revision, one pod per untainted node, one status update.
+	env.ExpectWrites(t, "create controllerrevisions default/agent-"+controller.ComputeHash(&ds.Spec.Template, nil), "create pods default", "create pods default", "create pods default", statusUpdate)
 	ps := pods()
 	var targets []string
 	for _, p := range ps {
@@ -154,7 +154,7 @@ func TestDaemonSetOnePodPerNodeAndRollingUpdate(t *testing.T) {
 	// A new template: one node at a time (maxUnavailable 1).
 	ds = got
 	ds.Spec.Template.Spec.Containers[0].Image = "agent:2"
-	if _, err := rest.Update(env.Ctx, env.Admin, ds); err != nil {
+	if ds, err = rest.Update(env.Ctx, env.Admin, ds); err != nil {
 		t.Fatal(err)
 	}
 	got = sync()
@@ -165,7 +165,8 @@ func TestDaemonSetOnePodPerNodeAndRollingUpdate(t *testing.T) {
 	deleted := slices.IndexFunc(ps, func(p corev1.Pod) bool {
 		return !slices.ContainsFunc(left, func(l corev1.Pod) bool { return l.Name == p.Name })
 	})
-	env.ExpectWrites(t, "delete pods default/"+ps[deleted].Name, statusUpdate) // no new pod until the old one is gone
+	// The second revision; no new pod until the old one is gone.
+	env.ExpectWrites(t, "create controllerrevisions default/agent-"+controller.ComputeHash(&ds.Spec.Template, nil), "delete pods default/"+ps[deleted].Name, statusUpdate)
 	if got.Status.UpdatedNumberScheduled != 0 {
 		t.Errorf("updated: %d", got.Status.UpdatedNumberScheduled)
 	}

@@ -3,6 +3,7 @@ package daemonset
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"kubik/ch01-apiserver/api/metav1"
 	"kubik/ch04-controllers/record"
 	"sort"
@@ -34,21 +35,36 @@ func (c *DaemonSetsController) syncDaemonSet(ctx context.Context, key string) (t
 	}
 	nodes := c.nodes.GetStore().List()
 	sort.Slice(nodes, func(i, j int) bool { return nodes[i].Name < nodes[j].Name })
-	// The revision is the template's hash (no ControllerRevision objects: see the package comment).
-	hash := controller.ComputeHash(&ds.Spec.Template, ds.Status.CollisionCount)
+	cur, old, err := c.constructHistory(ctx, ds)
+	if err != nil {
+		return 0, fmt.Errorf("failed to construct revisions of DaemonSet: %w", err)
+	}
+	hash := cur.Labels[appsv1.DefaultDaemonSetUniqueLabelKey]
 	if c.expectations.SatisfiedExpectations(key) {
-		if err := c.manage(ctx, ds, nodes, hash); err != nil {
+		if err := c.updateDaemonSet(ctx, ds, nodes, hash, key, old); err != nil {
 			return 0, err
-		}
-		// The rolling update acts only on a cache that shows manage's actions.
-		rolling := ds.Spec.UpdateStrategy.Type == appsv1.RollingUpdateDaemonSetStrategyType || ds.Spec.UpdateStrategy.Type == ""
-		if rolling && c.expectations.SatisfiedExpectations(key) {
-			if err := c.rollingUpdate(ctx, ds, nodes, hash); err != nil {
-				return 0, err
-			}
 		}
 	}
 	return c.updateDaemonSetStatus(ctx, ds, nodes, hash)
+}
+
+// updateDaemonSet creates and deletes pods (manage), rolls the update
+// forward once manage's actions are in the cache, and trims the history.
+// Upstream: updateDaemonSet.
+func (c *DaemonSetsController) updateDaemonSet(ctx context.Context, ds *appsv1.DaemonSet, nodes []*corev1.Node, hash, key string, old []*appsv1.ControllerRevision) error {
+	if err := c.manage(ctx, ds, nodes, hash); err != nil {
+		return err
+	}
+	rolling := ds.Spec.UpdateStrategy.Type == appsv1.RollingUpdateDaemonSetStrategyType || ds.Spec.UpdateStrategy.Type == ""
+	if rolling && c.expectations.SatisfiedExpectations(key) {
+		if err := c.rollingUpdate(ctx, ds, nodes, hash); err != nil {
+			return err
+		}
+	}
+	if err := c.cleanupHistory(ctx, ds, old); err != nil {
+		return fmt.Errorf("failed to clean up revisions of DaemonSet: %w", err)
+	}
+	return nil
 }
 
 // getNodesToDaemonPods groups the DaemonSet's pods by their target node.
@@ -344,12 +360,30 @@ func (c *DaemonSetsController) updateDaemonSetStatus(ctx context.Context, ds *ap
 	if statusEqual(&ds.Status, &st) {
 		return requeue, nil
 	}
+	return requeue, c.storeDaemonSetStatus(ctx, ds, st)
+}
+
+// statusUpdateRetries is how many times a conflicting status write is
+// retried on a fresh read. Upstream: StatusUpdateRetries.
+const statusUpdateRetries = 1
+
+// storeDaemonSetStatus writes st, retrying on a conflict with the
+// DaemonSet read afresh. Upstream: storeDaemonSetStatus.
+func (c *DaemonSetsController) storeDaemonSetStatus(ctx context.Context, ds *appsv1.DaemonSet, st appsv1.DaemonSetStatus) error {
 	upd := metav1.DeepCopy(ds)
-	upd.Status = st
-	if _, err := rest.UpdateStatus(ctx, c.client, upd); err != nil {
-		return 0, err
+	for i := 0; ; i++ {
+		st.CollisionCount, st.Conditions = upd.Status.CollisionCount, upd.Status.Conditions
+		upd.Status = st
+		_, err := rest.UpdateStatus(ctx, c.client, upd)
+		if err == nil || !rest.IsConflict(err) || i >= statusUpdateRetries {
+			return err
+		}
+		fresh, getErr := rest.Get[appsv1.DaemonSet](ctx, c.client, ds.Namespace, ds.Name)
+		if getErr != nil {
+			return getErr
+		}
+		upd = fresh
 	}
-	return requeue, nil
 }
 
 func statusEqual(a, b *appsv1.DaemonSetStatus) bool {
