@@ -15,7 +15,6 @@ package controllermanager
 
 import (
 	"context"
-	"errors"
 	"flag"
 	"fmt"
 	"kubik/ch01-apiserver/version"
@@ -29,6 +28,7 @@ import (
 	"kubik/ch03-scheduler/clientgo/rest"
 	"kubik/ch03-scheduler/clientgo/tools/leaderelection"
 	"kubik/ch04-controllers/controller"
+	"kubik/ch04-controllers/podgc"
 )
 
 // Version is reported in the User-Agent.
@@ -53,7 +53,12 @@ type Config struct {
 	// RootCAFile is the CA bundle published as kube-root-ca.crt in every
 	// namespace; empty: the CA the manager's kubeconfig trusts.
 	RootCAFile string
-	Logger     *slog.Logger
+	// ResourceQuotaSyncPeriod is how often the resourcequota controller
+	// recalculates every quota; TerminatedPodGCThreshold is how many
+	// terminated pods the pod-garbage-collector keeps (≤ 0: all).
+	ResourceQuotaSyncPeriod  time.Duration
+	TerminatedPodGCThreshold int
+	Logger                   *slog.Logger
 	// Extra are controllers a later chapter brings to the manager
 	// (chapter 6's node-ipam-controller). Add them before AddFlags: their
 	// --concurrent-*-syncs flags and --controllers names come with them.
@@ -74,6 +79,8 @@ func (c *Config) AddFlags(fs *flag.FlagSet) {
 	fs.DurationVar(&c.NodeMonitorGracePeriod, "node-monitor-grace-period", 50*time.Second, "Amount of time which we allow running Node to be unresponsive before marking it unhealthy.")
 	fs.Float64Var(&c.KubeAPIQPS, "kube-api-qps", 20, "QPS to use while talking with kubernetes apiserver.")
 	fs.IntVar(&c.KubeAPIBurst, "kube-api-burst", 30, "Burst to use while talking with kubernetes apiserver.")
+	fs.DurationVar(&c.ResourceQuotaSyncPeriod, "resource-quota-sync-period", 5*time.Minute, "The period for syncing quota usage status in the system")
+	fs.IntVar(&c.TerminatedPodGCThreshold, "terminated-pod-gc-threshold", podgc.DefaultTerminatedPodGCThreshold, "Number of terminated pods that can exist before the terminated pod garbage collector starts deleting terminated pods. If <= 0, the terminated pod garbage collector is disabled.")
 	fs.StringVar(&c.RootCAFile, "root-ca-file", "", "If set, this root certificate authority will be included in service account's token secret. This must be a valid PEM-encoded CA bundle.")
 	if c.Concurrency == nil {
 		c.Concurrency = map[string]int{}
@@ -216,7 +223,7 @@ func Run(ctx context.Context, cfg Config) error {
 	if ctx.Err() != nil {
 		return nil
 	}
-	return errors.New("leaderelection lost")
+	return leaderelection.ErrLeaderElectionLost
 }
 
 // StartControllers constructs the enabled controllers, starts the shared

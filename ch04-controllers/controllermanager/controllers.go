@@ -19,10 +19,14 @@ import (
 	"kubik/ch04-controllers/job"
 	"kubik/ch04-controllers/namespace"
 	"kubik/ch04-controllers/nodelifecycle"
+	"kubik/ch04-controllers/podgc"
 	"kubik/ch04-controllers/replicaset"
 	"kubik/ch04-controllers/replication"
+	"kubik/ch04-controllers/resourcequota"
 	"kubik/ch04-controllers/serviceaccount"
+	"kubik/ch04-controllers/statefulset"
 	"kubik/ch04-controllers/tainteviction"
+	"kubik/ch04-controllers/ttl"
 	"kubik/ch04-controllers/ttlafterfinished"
 	"kubik/ch04-controllers/volume/persistentvolume"
 )
@@ -69,6 +73,10 @@ func Descriptors() []Descriptor {
 		{Name: "replicationcontroller", ConcurrencyFlag: "concurrent-rc-syncs", DefaultConcurrency: 5,
 			New: func(cc *controller.ControllerContext, _ *Config) (Controller, error) {
 				return replication.NewReplicationManager(cc)
+			}},
+		{Name: "statefulset", ConcurrencyFlag: "concurrent-statefulset-syncs", DefaultConcurrency: 5,
+			New: func(cc *controller.ControllerContext, _ *Config) (Controller, error) {
+				return statefulset.NewStatefulSetController(cc)
 			}},
 		{Name: "disruption",
 			New: func(cc *controller.ControllerContext, _ *Config) (Controller, error) {
@@ -129,6 +137,16 @@ func Descriptors() []Descriptor {
 			New: func(cc *controller.ControllerContext, _ *Config) (Controller, error) {
 				return persistentvolume.NewController(cc)
 			}},
+		{Name: "resourcequota", ConcurrencyFlag: "concurrent-resource-quota-syncs", DefaultConcurrency: 5,
+			New: func(cc *controller.ControllerContext, cfg *Config) (Controller, error) {
+				return resourcequota.NewController(cc, resourcequota.Options{ResyncPeriod: cfg.ResourceQuotaSyncPeriod})
+			}},
+		{Name: "pod-garbage-collector",
+			New: func(cc *controller.ControllerContext, cfg *Config) (Controller, error) {
+				return podgc.NewPodGC(cc, podgc.Options{TerminatedPodThreshold: cfg.TerminatedPodGCThreshold})
+			}},
+		{Name: "ttl",
+			New: func(cc *controller.ControllerContext, _ *Config) (Controller, error) { return ttl.NewTTLController(cc) }},
 		{Name: "root-ca-certificate-publisher",
 			New: func(cc *controller.ControllerContext, cfg *Config) (Controller, error) {
 				ca, err := rootCA(cfg)

@@ -180,8 +180,35 @@ func validateStatefulSet(ss *appsv1.StatefulSet) field.ErrorList {
 	}
 	errs = append(errs, validateOptionalNonnegative(ss.Spec.Replicas, p.Child("replicas"))...)
 	errs = append(errs, ValidateNonnegativeField(int64(ss.Spec.MinReadySeconds), p.Child("minReadySeconds"))...)
-	errs = append(errs, validateSelectorAndTemplate("statefulset", ss.Spec.Selector, &ss.Spec.Template, p)...)
+	errs = append(errs, validateStatefulSetSelectorAndTemplate(ss.Spec.Selector, &ss.Spec.Template, p)...)
 	return append(errs, validateActiveDeadlineInTemplate("StatefulSet", &ss.Spec.Template, p)...)
+}
+
+// validateStatefulSetSelectorAndTemplate is validateSelectorAndTemplate
+// without the pod spec's validation, as upstream's
+// ValidatePodTemplateSpecForStatefulSet: a container may mount a volume
+// that only the volumeClaimTemplates name (the controller adds it to each
+// pod, and the pod is validated when it is created). The template's
+// labels and annotations are checked, at upstream's paths.
+func validateStatefulSetSelectorAndTemplate(selector *metav1.LabelSelector, tmpl *corev1.PodTemplateSpec, fldPath *field.Path) field.ErrorList {
+	var errs field.ErrorList
+	if selector == nil {
+		errs = append(errs, field.Required(fldPath.Child("selector"), ""))
+	} else {
+		errs = append(errs, ValidateLabelSelector(selector, fldPath.Child("selector"))...)
+		if len(selector.MatchLabels)+len(selector.MatchExpressions) == 0 {
+			errs = append(errs, field.Invalid(fldPath.Child("selector"), selector, "empty selector is invalid for statefulset"))
+		} else if !selectorMatches(selector, tmpl.Labels) {
+			errs = append(errs, field.Invalid(fldPath.Child("template", "metadata", "labels"), tmpl.Labels, "`selector` does not match template `labels`"))
+		}
+	}
+	errs = append(errs, ValidateLabels(tmpl.Labels, fldPath.Child("template", "labels"))...)
+	errs = append(errs, ValidateAnnotations(tmpl.Annotations, fldPath.Child("template", "annotations"))...)
+	if tmpl.Spec.RestartPolicy != corev1.RestartPolicyAlways {
+		errs = append(errs, field.NotSupported(fldPath.Child("template", "spec", "restartPolicy"), tmpl.Spec.RestartPolicy,
+			[]corev1.RestartPolicy{corev1.RestartPolicyAlways}))
+	}
+	return errs
 }
 
 // validateStatefulSetUpdate: only these spec fields may change.
