@@ -3,7 +3,9 @@ package app
 import (
 	"context"
 	"errors"
+	"log/slog"
 	"sync"
+	"time"
 )
 
 // Group runs one chapter's components, each in a goroutine of its own,
@@ -45,6 +47,33 @@ func (g *Group) Go(run func(ctx context.Context) error) {
 		}
 	})
 }
+
+// GoRestarted runs a component as the kubelet runs a static pod with
+// restartPolicy Always: when run returns an error that restart accepts (a
+// lost leader election: upstream's kube-scheduler and
+// kube-controller-manager exit with it, and the kubelet starts them again),
+// the component is logged and run again after RestartDelay; any other
+// error stops the program, as with Go.
+func (g *Group) GoRestarted(log *slog.Logger, restart func(error) bool, run func(ctx context.Context) error) {
+	g.Go(func(ctx context.Context) error {
+		for {
+			err := run(ctx)
+			if err == nil || ctx.Err() != nil || !restart(err) {
+				return err
+			}
+			log.Warn("component exited; restarting it", "err", err, "after", RestartDelay)
+			select {
+			case <-ctx.Done():
+				return nil
+			case <-time.After(RestartDelay):
+			}
+		}
+	})
+}
+
+// RestartDelay is how long GoRestarted waits before a restart: the
+// kubelet's first back-off of a container that exited.
+var RestartDelay = 10 * time.Second
 
 // Stop cancels the components' context and waits for all of them.
 func (g *Group) Stop() {

@@ -27,6 +27,7 @@ import (
 	"kubik/ch01-apiserver/pki"
 	"kubik/ch02-etcd-store/cluster2"
 	"kubik/ch03-scheduler/clientgo/rest"
+	"kubik/ch03-scheduler/clientgo/tools/leaderelection"
 	"kubik/ch03-scheduler/hollownode"
 	"kubik/ch03-scheduler/notreadytaint"
 	"kubik/ch03-scheduler/scheduler"
@@ -99,7 +100,7 @@ func Start(ctx context.Context, cfg *Config, log *slog.Logger) (_ *Cluster, err 
 	if err != nil {
 		return nil, err
 	}
-	c.components.Go(func(ctx context.Context) error {
+	c.components.GoRestarted(log.With("component", "kube-scheduler"), leaderelection.Lost, func(ctx context.Context) error {
 		return scheduler.Run(ctx, scheduler.Config{Kubeconfig: schedKC, LeaderElect: cfg.LeaderElect, Logger: log})
 	})
 

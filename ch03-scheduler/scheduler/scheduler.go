@@ -27,7 +27,6 @@ package scheduler
 
 import (
 	"context"
-	"errors"
 	"log/slog"
 	"os"
 
@@ -166,7 +165,7 @@ func Run(ctx context.Context, cfg Config) error {
 	if ctx.Err() != nil {
 		return nil
 	}
-	return errors.New("leaderelection lost")
+	return leaderelection.ErrLeaderElectionLost
 }
 
 // New builds a scheduler over c with the default profile, writing events

@@ -15,6 +15,7 @@ import (
 
 	"kubik/ch01-apiserver/app"
 	"kubik/ch01-apiserver/pki"
+	"kubik/ch03-scheduler/clientgo/tools/leaderelection"
 	"kubik/ch03-scheduler/cluster3"
 	"kubik/ch04-controllers/controllermanager"
 )
@@ -85,6 +86,8 @@ func Start(ctx context.Context, cfg *Config, log *slog.Logger) (*Cluster, error)
 		return nil, err
 	}
 	cm.Kubeconfig, cm.Logger, cm.LeaderElect = kc, log, cfg.LeaderElect
-	c.components.Go(func(ctx context.Context) error { return controllermanager.Run(ctx, cm) })
+	// Restarted when it loses its Lease, as the kubelet restarts upstream's.
+	c.components.GoRestarted(log.With("component", "kube-controller-manager"), leaderelection.Lost,
+		func(ctx context.Context) error { return controllermanager.Run(ctx, cm) })
 	return c, nil
 }

@@ -33,6 +33,15 @@ import (
 	"kubik/ch03-scheduler/clientgo/rest"
 )
 
+// ErrLeaderElectionLost is what a component returns when it stopped
+// leading while it was still meant to run (upstream's kube-scheduler and
+// kube-controller-manager exit with "leaderelection lost"); the chapter
+// programs start it again, as the kubelet restarts a static pod.
+var ErrLeaderElectionLost = errors.New("leaderelection lost")
+
+// Lost says whether err is ErrLeaderElectionLost.
+func Lost(err error) bool { return errors.Is(err, ErrLeaderElectionLost) }
+
 // kube-scheduler's defaults (--leader-elect-lease-duration,
 // --leader-elect-renew-deadline, --leader-elect-retry-period).
 const (
