@@ -11,6 +11,8 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"os"
+	"path/filepath"
 	"strings"
 
 	"kubik/ch01-apiserver/app"
@@ -86,6 +88,14 @@ func Start(ctx context.Context, cfg *Config, log *slog.Logger) (*Cluster, error)
 		return nil, err
 	}
 	cm.Kubeconfig, cm.Logger, cm.LeaderElect = kc, log, cfg.LeaderElect
+	// The csrsigning controller signs with the cluster CA, as kubeadm
+	// passes --cluster-signing-cert-file/--cluster-signing-key-file.
+	if cm.ClusterSigningCertFile == "" && cm.ClusterSigningKeyFile == "" {
+		dir := pki.Dir(c.DataDir)
+		if _, err := os.Stat(filepath.Join(dir, pki.CAKeyFile)); err == nil {
+			cm.ClusterSigningCertFile, cm.ClusterSigningKeyFile = filepath.Join(dir, pki.CACertFile), filepath.Join(dir, pki.CAKeyFile)
+		}
+	}
 	// Restarted when it loses its Lease, as the kubelet restarts upstream's.
 	c.components.GoRestarted(log.With("component", "kube-controller-manager"), leaderelection.Lost,
 		func(ctx context.Context) error { return controllermanager.Run(ctx, cm) })

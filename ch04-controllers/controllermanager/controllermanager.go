@@ -58,7 +58,13 @@ type Config struct {
 	// terminated pods the pod-garbage-collector keeps (≤ 0: all).
 	ResourceQuotaSyncPeriod  time.Duration
 	TerminatedPodGCThreshold int
-	Logger                   *slog.Logger
+	// ClusterSigningCertFile and ClusterSigningKeyFile are the CA the
+	// csrsigning controller issues certificates from (none: it does not
+	// sign); ClusterSigningDuration is the longest certificate it issues.
+	ClusterSigningCertFile string
+	ClusterSigningKeyFile  string
+	ClusterSigningDuration time.Duration
+	Logger                 *slog.Logger
 	// Extra are controllers a later chapter brings to the manager
 	// (chapter 6's node-ipam-controller). Add them before AddFlags: their
 	// --concurrent-*-syncs flags and --controllers names come with them.
@@ -81,6 +87,9 @@ func (c *Config) AddFlags(fs *flag.FlagSet) {
 	fs.IntVar(&c.KubeAPIBurst, "kube-api-burst", 30, "Burst to use while talking with kubernetes apiserver.")
 	fs.DurationVar(&c.ResourceQuotaSyncPeriod, "resource-quota-sync-period", 5*time.Minute, "The period for syncing quota usage status in the system")
 	fs.IntVar(&c.TerminatedPodGCThreshold, "terminated-pod-gc-threshold", podgc.DefaultTerminatedPodGCThreshold, "Number of terminated pods that can exist before the terminated pod garbage collector starts deleting terminated pods. If <= 0, the terminated pod garbage collector is disabled.")
+	fs.StringVar(&c.ClusterSigningCertFile, "cluster-signing-cert-file", c.ClusterSigningCertFile, "Filename containing a PEM-encoded X509 CA certificate used to issue cluster-scoped certificates.")
+	fs.StringVar(&c.ClusterSigningKeyFile, "cluster-signing-key-file", c.ClusterSigningKeyFile, "Filename containing a PEM-encoded RSA or ECDSA private key used to sign cluster-scoped certificates.")
+	fs.DurationVar(&c.ClusterSigningDuration, "cluster-signing-duration", 365*24*time.Hour, "The max length of duration signed certificates will be given. Individual CSRs may request shorter certs by setting spec.expirationSeconds.")
 	fs.StringVar(&c.RootCAFile, "root-ca-file", "", "If set, this root certificate authority will be included in service account's token secret. This must be a valid PEM-encoded CA bundle.")
 	if c.Concurrency == nil {
 		c.Concurrency = map[string]int{}

@@ -6,7 +6,10 @@ import (
 	"os"
 
 	"kubik/ch01-apiserver/pki"
+	"kubik/ch04-controllers/certificates/approver"
+	"kubik/ch04-controllers/certificates/cleaner"
 	"kubik/ch04-controllers/certificates/rootcacertpublisher"
+	"kubik/ch04-controllers/certificates/signer"
 	"kubik/ch04-controllers/controller"
 	"kubik/ch04-controllers/cronjob"
 	"kubik/ch04-controllers/daemonset"
@@ -29,6 +32,7 @@ import (
 	"kubik/ch04-controllers/ttl"
 	"kubik/ch04-controllers/ttlafterfinished"
 	"kubik/ch04-controllers/volume/persistentvolume"
+	"kubik/ch04-controllers/volume/vacprotection"
 )
 
 // GarbageCollector is the garbage collector's name in --controllers. The
@@ -154,6 +158,24 @@ func Descriptors() []Descriptor {
 					return nil, err
 				}
 				return rootcacertpublisher.NewPublisher(cc, ca)
+			}},
+		// CertificateSigningRequests: kubelet client requests approved,
+		// approved requests signed from --cluster-signing-cert-file/-key-file.
+		{Name: "certificatesigningrequest-approving-controller", Aliases: []string{"csrapproving"},
+			New: func(cc *controller.ControllerContext, _ *Config) (Controller, error) {
+				return approver.NewCSRApprovingController(cc)
+			}},
+		{Name: "certificatesigningrequest-signing-controller", Aliases: []string{"csrsigning"},
+			New: func(cc *controller.ControllerContext, cfg *Config) (Controller, error) {
+				return signer.NewCSRSigningController(cc, cfg.ClusterSigningCertFile, cfg.ClusterSigningKeyFile, cfg.ClusterSigningDuration)
+			}},
+		{Name: "certificatesigningrequest-cleaner-controller", Aliases: []string{"csrcleaner"},
+			New: func(cc *controller.ControllerContext, _ *Config) (Controller, error) {
+				return cleaner.NewCSRCleanerController(cc)
+			}},
+		{Name: "volumeattributesclass-protection-controller",
+			New: func(cc *controller.ControllerContext, _ *Config) (Controller, error) {
+				return vacprotection.NewVACProtectionController(cc)
 			}},
 	}
 }
