@@ -28,13 +28,16 @@ import (
 	proxyutil "kubik/ch07-kube-proxy/proxy/util"
 )
 
-// timedNFT measures the time spent in nft itself.
+// timedNFT measures the time spent in nft itself (or in the netlink
+// batches that replace it on partial syncs).
 type timedNFT struct {
 	nft.Interface
 	runTime, listTime time.Duration
 	deleteTime        time.Duration // chains deleted over netlink
 	runs              int
 	lastOps           int
+	// The real Interface's counts of transactions by path, at the last report.
+	netlinkBefore, nftBefore int
 }
 
 func (t *timedNFT) Run(ctx context.Context, tx *nft.Transaction) error {
@@ -119,7 +122,13 @@ func benchDirect(mode string, n int) error {
 				return ""
 			}
 			defer timed.reset()
-			return fmt.Sprintf(" (%d nft runs %s, nft list %s, chain deletions %s)", timed.runs, timed.runTime.Round(time.Millisecond),
+			how := ""
+			if c, ok := timed.Interface.(interface{ Transactions() (int, int) }); ok {
+				overNetlink, byNFT := c.Transactions()
+				how = fmt.Sprintf(": %d over netlink, %d by nft -f", overNetlink-timed.netlinkBefore, byNFT-timed.nftBefore)
+				timed.netlinkBefore, timed.nftBefore = overNetlink, byNFT
+			}
+			return fmt.Sprintf(" (%d transactions %s%s; nft list %s, chain deletions %s)", timed.runs, timed.runTime.Round(time.Millisecond), how,
 				timed.listTime.Round(time.Millisecond), timed.deleteTime.Round(time.Millisecond))
 		}
 		common := func() (proxyutil.LocalTrafficDetector, healthcheck.ServiceHealthServer) {

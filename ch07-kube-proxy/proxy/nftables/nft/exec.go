@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/google/nftables"
 )
@@ -38,6 +39,13 @@ type realNFT struct {
 	family Family
 	table  string
 	path   string
+
+	mu sync.Mutex
+	// types holds the key types of the sets and maps transactions run
+	// here have added, for encoding their elements over netlink.
+	types setTypes
+	// overNetlink and byNFT count the transactions Run sent each way.
+	overNetlink, byNFT int
 }
 
 // New returns an Interface on family/table that runs the nft binary in
@@ -47,7 +55,7 @@ func New(family Family, table string) (Interface, error) {
 	if err != nil {
 		return nil, fmt.Errorf("could not find nftables binary: %w", err)
 	}
-	return &realNFT{family: family, table: table, path: path}, nil
+	return &realNFT{family: family, table: table, path: path, types: setTypes{}}, nil
 }
 
 func (n *realNFT) NewTransaction() *Transaction { return NewTransaction(n.family, n.table) }
@@ -69,9 +77,35 @@ func (n *realNFT) run(ctx context.Context, stdin *bytes.Buffer, args ...string) 
 	return stdout.String(), nil
 }
 
+// Run sends tx over netlink as one batch when every operation can be
+// encoded there (netlink.go: the operations of partial syncs), and
+// otherwise runs `nft -f -`. Either is one atomic transaction.
 func (n *realNFT) Run(ctx context.Context, tx *Transaction) error {
-	_, err := n.run(ctx, bytes.NewBufferString(tx.String()), "-f", "-")
-	return err
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	err := sendBatch(func(conn *nftables.Conn) error { return netlinkBatch(conn, n.table, n.types, tx) })
+	switch {
+	case err == nil:
+		n.types.record(tx)
+		n.overNetlink++
+		return nil
+	case !errors.Is(err, errUnsupported):
+		return fmt.Errorf("netlink transaction of %d operations: %w", tx.NumOperations(), err)
+	}
+	n.byNFT++
+	if _, err := n.run(ctx, bytes.NewBufferString(tx.String()), "-f", "-"); err != nil {
+		return err
+	}
+	n.types.record(tx)
+	return nil
+}
+
+// Transactions returns how many transactions Run sent over netlink and
+// how many it gave to `nft -f`.
+func (n *realNFT) Transactions() (overNetlink, byNFT int) {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	return n.overNetlink, n.byNFT
 }
 
 // DeleteChains sends the deletions over netlink itself

@@ -1,8 +1,11 @@
 // Package nft builds nftables transactions as nft command text and runs
 // them with the nft binary (`nft -f -`: one atomic transaction), and lists
-// what a table holds (`nft --json list ...`); chains are deleted over
-// netlink (github.com/google/nftables), without nft's cache. Fake is an
-// in-memory table that applies the same transactions, for tests.
+// what a table holds (`nft --json list ...`). A transaction made only of
+// the operations partial syncs write goes to the kernel as one netlink
+// batch instead (github.com/google/nftables, netlink.go), built into the
+// same bytecode nft builds, without nft's cache of the whole table; stale
+// chains are deleted over netlink too. Fake is an in-memory table that
+// applies the same transactions, for tests.
 //
 // The text is exactly what sigs.k8s.io/knftables (which upstream
 // kube-proxy uses) writes for the same objects, so a transaction here reads
