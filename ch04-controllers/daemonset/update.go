@@ -14,6 +14,7 @@ import (
 	"kubik/ch03-scheduler/clientgo/rest"
 	"kubik/ch03-scheduler/clientgo/tools/cache"
 	"kubik/ch04-controllers/controller"
+	"kubik/ch04-controllers/controller/history"
 )
 
 // constructHistory claims the DaemonSet's ControllerRevisions and splits
@@ -26,7 +27,7 @@ func (c *DaemonSetsController) constructHistory(ctx context.Context, ds *appsv1.
 	if err != nil {
 		return nil, nil, err
 	}
-	patch, err := getPatch(ds)
+	patch, err := history.TemplatePatch(&ds.Spec.Template)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -169,48 +170,14 @@ func (c *DaemonSetsController) controlledHistories(ctx context.Context, ds *apps
 	return m.Claim(ctx, histories)
 }
 
-// Match says whether history holds ds's current template. kubectl rollout
+// Match says whether rev holds ds's current template. kubectl rollout
 // undo makes the same comparison. Upstream: Match.
-func Match(ds *appsv1.DaemonSet, history *appsv1.ControllerRevision) (bool, error) {
-	patch, err := getPatch(ds)
+func Match(ds *appsv1.DaemonSet, rev *appsv1.ControllerRevision) (bool, error) {
+	patch, err := history.TemplatePatch(&ds.Spec.Template)
 	if err != nil {
 		return false, err
 	}
-	return bytes.Equal(patch, history.Data.Raw), nil
-}
-
-// getPatch is a revision's Data: a strategic merge patch that puts ds's
-// template back, {"spec":{"template":{"$patch":"replace",...}}}, with keys
-// sorted (the JSON of a decoded map). Upstream's types encode the
-// template's zero creationTimestamp as null, ours omit it: it is put back,
-// so the bytes are those kubectl computes when it compares a revision with
-// the DaemonSet (rollout undo's "skipped rollback"). Upstream: getPatch.
-func getPatch(ds *appsv1.DaemonSet) ([]byte, error) {
-	dsBytes, err := json.Marshal(ds)
-	if err != nil {
-		return nil, err
-	}
-	var raw map[string]any
-	dec := json.NewDecoder(bytes.NewReader(dsBytes))
-	dec.UseNumber() // integers stay as written
-	if err := dec.Decode(&raw); err != nil {
-		return nil, err
-	}
-	spec, _ := raw["spec"].(map[string]any)
-	template, _ := spec["template"].(map[string]any)
-	if template == nil {
-		template = map[string]any{}
-	}
-	meta, _ := template["metadata"].(map[string]any)
-	if meta == nil {
-		meta = map[string]any{}
-		template["metadata"] = meta
-	}
-	if _, ok := meta["creationTimestamp"]; !ok {
-		meta["creationTimestamp"] = nil
-	}
-	template["$patch"] = "replace"
-	return json.Marshal(map[string]any{"spec": map[string]any{"template": template}})
+	return bytes.Equal(patch, rev.Data.Raw), nil
 }
 
 // snapshot creates the revision of ds's current template, named
@@ -218,7 +185,7 @@ func getPatch(ds *appsv1.DaemonSet) ([]byte, error) {
 // status.collisionCount (the next sync then hashes differently) and fails
 // this sync. Upstream: snapshot.
 func (c *DaemonSetsController) snapshot(ctx context.Context, ds *appsv1.DaemonSet, revision int64) (*appsv1.ControllerRevision, error) {
-	patch, err := getPatch(ds)
+	patch, err := history.TemplatePatch(&ds.Spec.Template)
 	if err != nil {
 		return nil, err
 	}

@@ -1,7 +1,6 @@
 package statefulset
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"log/slog"
@@ -420,40 +419,11 @@ func newVersionedStatefulSetPod(currentSet, updateSet *appsv1.StatefulSet, curre
 	return pod
 }
 
-// getPatch is what a revision stores: a strategic merge patch that puts
-// the set's pod template back, {"spec":{"template":{"$patch":"replace",...}}},
-// with keys sorted (the JSON of a decoded map). Upstream's types encode the
-// template's zero creationTimestamp as null, ours omit it: it is put back,
-// so the bytes are those kubectl computes when it compares a revision with
-// the set (rollout undo's "skipped rollback"), and those upstream hashes.
-func getPatch(set *appsv1.StatefulSet) ([]byte, error) {
-	data, err := json.Marshal(set.Spec.Template)
-	if err != nil {
-		return nil, err
-	}
-	var template map[string]any
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.UseNumber() // integers stay as written
-	if err := dec.Decode(&template); err != nil {
-		return nil, err
-	}
-	meta, _ := template["metadata"].(map[string]any)
-	if meta == nil {
-		meta = map[string]any{}
-		template["metadata"] = meta
-	}
-	if _, ok := meta["creationTimestamp"]; !ok {
-		meta["creationTimestamp"] = nil
-	}
-	template["$patch"] = "replace"
-	return json.Marshal(map[string]any{"spec": map[string]any{"template": template}})
-}
-
 // newRevision is the ControllerRevision of set's current template, number
 // revision; it carries the set's annotations (kubernetes.io/change-cause
 // is what `kubectl rollout history` shows).
 func newRevision(set *appsv1.StatefulSet, revision int64, collisionCount *int32) (*appsv1.ControllerRevision, error) {
-	p, err := getPatch(set)
+	p, err := history.TemplatePatch(&set.Spec.Template)
 	if err != nil {
 		return nil, err
 	}

@@ -17,12 +17,14 @@ package history
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"hash/fnv"
 	"sort"
 	"strconv"
 
 	"kubik/ch01-apiserver/api/appsv1"
+	"kubik/ch01-apiserver/api/corev1"
 	"kubik/ch01-apiserver/api/metav1"
 	"kubik/ch01-apiserver/apiserver/selection"
 	"kubik/ch03-scheduler/clientgo/rest"
@@ -234,4 +236,34 @@ func (rh *realHistory) ReleaseControllerRevision(ctx context.Context, parent *me
 		return nil, nil
 	}
 	return released, err
+}
+
+// TemplatePatch is what a DaemonSet's or StatefulSet's revision stores: a
+// strategic merge patch that puts the pod template back,
+// {"spec":{"template":{"$patch":"replace",...}}}, with keys sorted (the
+// JSON of a decoded map). Upstream's types encode the template's zero
+// creationTimestamp as null, ours omit it: it is put back, so the bytes are
+// those kubectl computes when it compares a revision with the object
+// (rollout undo's "skipped rollback"). Upstream: each controller's getPatch.
+func TemplatePatch(tmpl *corev1.PodTemplateSpec) ([]byte, error) {
+	data, err := json.Marshal(tmpl)
+	if err != nil {
+		return nil, err
+	}
+	var template map[string]any
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.UseNumber() // integers stay as written
+	if err := dec.Decode(&template); err != nil {
+		return nil, err
+	}
+	meta, _ := template["metadata"].(map[string]any)
+	if meta == nil {
+		meta = map[string]any{}
+		template["metadata"] = meta
+	}
+	if _, ok := meta["creationTimestamp"]; !ok {
+		meta["creationTimestamp"] = nil
+	}
+	template["$patch"] = "replace"
+	return json.Marshal(map[string]any{"spec": map[string]any{"template": template}})
 }
