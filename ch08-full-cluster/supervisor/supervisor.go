@@ -383,8 +383,12 @@ func (s *Supervisor) Kill(name string, sig syscall.Signal) error {
 		return fmt.Errorf("%s is not running", sv.unit.Name)
 	}
 	sv.log.Info("Sending signal", "signal", SignalName(sig), "pid", pid)
-	syscall.Kill(-pid, sig)
-	return syscall.Kill(pid, sig)
+	gerr := syscall.Kill(-pid, sig)
+	err = syscall.Kill(pid, sig)
+	if gerr == nil && errors.Is(err, syscall.ESRCH) {
+		return nil // the group's signal ended it, and it has been reaped already
+	}
+	return err
 }
 
 func (s *Supervisor) setState(sv *service, active, sub, result string) {
