@@ -28,6 +28,7 @@ import (
 	"kubik/ch03-scheduler/clientgo/rest"
 	"kubik/ch03-scheduler/clientgo/tools/leaderelection"
 	"kubik/ch04-controllers/controller"
+	"kubik/ch04-controllers/podautoscaler"
 	"kubik/ch04-controllers/podgc"
 )
 
@@ -64,7 +65,10 @@ type Config struct {
 	ClusterSigningCertFile string
 	ClusterSigningKeyFile  string
 	ClusterSigningDuration time.Duration
-	Logger                 *slog.Logger
+	// HPA is the horizontal pod autoscaler's --horizontal-pod-autoscaler-*
+	// flags.
+	HPA    podautoscaler.Options
+	Logger *slog.Logger
 	// Extra are controllers a later chapter brings to the manager
 	// (chapter 6's node-ipam-controller). Add them before AddFlags: their
 	// --concurrent-*-syncs flags and --controllers names come with them.
@@ -76,7 +80,17 @@ func (c *Config) all() []Descriptor { return append(Descriptors(), c.Extra...) }
 
 // AddFlags registers the flags on fs with upstream's names and defaults.
 func (c *Config) AddFlags(fs *flag.FlagSet) {
-	fs.Func("controllers", `A list of controllers to enable. '*' enables all on-by-default controllers, 'foo' enables the controller named 'foo', '-foo' disables the controller named 'foo'. (default "*")`,
+	var all, disabled []string
+	for _, d := range c.all() {
+		all = append(all, d.Name)
+		if d.DisabledByDefault {
+			disabled = append(disabled, d.Name)
+		}
+	}
+	slices.Sort(all)
+	slices.Sort(disabled)
+	fs.Func("controllers", "A list of controllers to enable. '*' enables all on-by-default controllers, 'foo' enables the controller named 'foo', '-foo' disables the controller named 'foo'.\n"+
+		"All controllers: "+strings.Join(all, ", ")+"\nDisabled-by-default controllers: "+strings.Join(disabled, ", ")+` (default "*")`,
 		func(s string) error {
 			c.Controllers = strings.Split(s, ",")
 			return nil
@@ -90,6 +104,11 @@ func (c *Config) AddFlags(fs *flag.FlagSet) {
 	fs.StringVar(&c.ClusterSigningCertFile, "cluster-signing-cert-file", c.ClusterSigningCertFile, "Filename containing a PEM-encoded X509 CA certificate used to issue cluster-scoped certificates.")
 	fs.StringVar(&c.ClusterSigningKeyFile, "cluster-signing-key-file", c.ClusterSigningKeyFile, "Filename containing a PEM-encoded RSA or ECDSA private key used to sign cluster-scoped certificates.")
 	fs.DurationVar(&c.ClusterSigningDuration, "cluster-signing-duration", 365*24*time.Hour, "The max length of duration signed certificates will be given. Individual CSRs may request shorter certs by setting spec.expirationSeconds.")
+	fs.DurationVar(&c.HPA.SyncPeriod, "horizontal-pod-autoscaler-sync-period", podautoscaler.Defaults.SyncPeriod, "The period for syncing the number of pods in horizontal pod autoscaler.")
+	fs.Float64Var(&c.HPA.Tolerance, "horizontal-pod-autoscaler-tolerance", podautoscaler.Defaults.Tolerance, "The minimum change (from 1.0) in the desired-to-actual metrics ratio for the horizontal pod autoscaler to consider scaling.")
+	fs.DurationVar(&c.HPA.DownscaleStabilisationWindow, "horizontal-pod-autoscaler-downscale-stabilization", podautoscaler.Defaults.DownscaleStabilisationWindow, "The period for which autoscaler will look backwards and not scale down below any recommendation it made during that period.")
+	fs.DurationVar(&c.HPA.CPUInitializationPeriod, "horizontal-pod-autoscaler-cpu-initialization-period", podautoscaler.Defaults.CPUInitializationPeriod, "The period after pod start when CPU samples might be skipped.")
+	fs.DurationVar(&c.HPA.DelayOfInitialReadinessStatus, "horizontal-pod-autoscaler-initial-readiness-delay", podautoscaler.Defaults.DelayOfInitialReadinessStatus, "The period after pod start during which readiness changes will be treated as initial readiness.")
 	fs.StringVar(&c.RootCAFile, "root-ca-file", "", "If set, this root certificate authority will be included in service account's token secret. This must be a valid PEM-encoded CA bundle.")
 	if c.Concurrency == nil {
 		c.Concurrency = map[string]int{}

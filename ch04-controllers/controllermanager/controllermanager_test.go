@@ -2,6 +2,7 @@ package controllermanager
 
 import (
 	"flag"
+	"strings"
 	"testing"
 	"time"
 )
@@ -84,5 +85,44 @@ func TestOnByDefault(t *testing.T) {
 	}
 	if c.Concurrency["concurrent-rc-syncs"] != 3 || c.Concurrency["mirroring-concurrent-service-endpoint-syncs"] != 5 {
 		t.Errorf("concurrency: %v", c.Concurrency)
+	}
+}
+
+// The horizontal pod autoscaler's flags, and the three controllers under
+// both of upstream's names.
+func TestHPAFlagsAndNames(t *testing.T) {
+	var c Config
+	fs := flag.NewFlagSet("kcm", flag.ContinueOnError)
+	c.AddFlags(fs)
+	if err := fs.Parse([]string{"--horizontal-pod-autoscaler-tolerance=0.2", "--concurrent-horizontal-pod-autoscaler-syncs=3"}); err != nil {
+		t.Fatal(err)
+	}
+	if c.HPA.SyncPeriod != 15*time.Second || c.HPA.Tolerance != 0.2 || c.HPA.DownscaleStabilisationWindow != 5*time.Minute ||
+		c.HPA.CPUInitializationPeriod != 5*time.Minute || c.HPA.DelayOfInitialReadinessStatus != 30*time.Second {
+		t.Errorf("hpa options %+v", c.HPA)
+	}
+	if c.Concurrency["concurrent-horizontal-pod-autoscaler-syncs"] != 3 || c.Concurrency["concurrent-ephemeralvolume-syncs"] != 5 {
+		t.Errorf("concurrency %v", c.Concurrency)
+	}
+	for _, names := range [][]string{
+		{"horizontalpodautoscaling", "horizontal-pod-autoscaler-controller"},
+		{"clusterrole-aggregation", "clusterrole-aggregation-controller"},
+		{"ephemeral-volume", "ephemeral-volume-controller"},
+	} {
+		if !Has(names[0]) {
+			t.Errorf("%s not implemented", names[0])
+		}
+		for _, n := range names {
+			c.Controllers = []string{n}
+			if err := c.Validate(); err != nil {
+				t.Error(err)
+			}
+			if e := c.Enabled(); len(e) != 1 || e[0].Name != names[0] {
+				t.Errorf("--controllers=%s enables %v", n, e)
+			}
+		}
+	}
+	if u := fs.Lookup("controllers").Usage; !strings.Contains(u, "All controllers: ") || !strings.Contains(u, "horizontalpodautoscaling") {
+		t.Errorf("--controllers usage: %s", u)
 	}
 }

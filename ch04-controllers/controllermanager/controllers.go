@@ -10,6 +10,7 @@ import (
 	"kubik/ch04-controllers/certificates/cleaner"
 	"kubik/ch04-controllers/certificates/rootcacertpublisher"
 	"kubik/ch04-controllers/certificates/signer"
+	"kubik/ch04-controllers/clusterroleaggregation"
 	"kubik/ch04-controllers/controller"
 	"kubik/ch04-controllers/cronjob"
 	"kubik/ch04-controllers/daemonset"
@@ -18,10 +19,12 @@ import (
 	"kubik/ch04-controllers/endpoint"
 	"kubik/ch04-controllers/endpointslice"
 	"kubik/ch04-controllers/endpointslicemirroring"
+	"kubik/ch04-controllers/ephemeral"
 	"kubik/ch04-controllers/garbagecollector"
 	"kubik/ch04-controllers/job"
 	"kubik/ch04-controllers/namespace"
 	"kubik/ch04-controllers/nodelifecycle"
+	"kubik/ch04-controllers/podautoscaler"
 	"kubik/ch04-controllers/podgc"
 	"kubik/ch04-controllers/replicaset"
 	"kubik/ch04-controllers/replication"
@@ -85,6 +88,12 @@ func Descriptors() []Descriptor {
 		{Name: "disruption",
 			New: func(cc *controller.ControllerContext, _ *Config) (Controller, error) {
 				return disruption.NewDisruptionController(cc)
+			}},
+		// The horizontal pod autoscaler: --horizontal-pod-autoscaler-* flags.
+		{Name: "horizontalpodautoscaling", Aliases: []string{"horizontal-pod-autoscaler-controller"},
+			ConcurrencyFlag: "concurrent-horizontal-pod-autoscaler-syncs", DefaultConcurrency: 5,
+			New: func(cc *controller.ControllerContext, cfg *Config) (Controller, error) {
+				return podautoscaler.NewHorizontalController(cc, cfg.HPA)
 			}},
 		// Batch, DaemonSet, endpoints and node controllers.
 		{Name: "job", ConcurrencyFlag: "concurrent-job-syncs", DefaultConcurrency: 5,
@@ -173,6 +182,18 @@ func Descriptors() []Descriptor {
 			New: func(cc *controller.ControllerContext, _ *Config) (Controller, error) {
 				return cleaner.NewCSRCleanerController(cc)
 			}},
+		// admin, edit and view as the union of the roles labelled
+		// rbac.authorization.k8s.io/aggregate-to-*.
+		{Name: "clusterrole-aggregation", Aliases: []string{"clusterrole-aggregation-controller"},
+			New: func(cc *controller.ControllerContext, _ *Config) (Controller, error) {
+				return clusterroleaggregation.NewClusterRoleAggregation(cc)
+			}},
+		// The claims of pods' generic ephemeral volumes.
+		{Name: "ephemeral-volume", Aliases: []string{"ephemeral-volume-controller"},
+			ConcurrencyFlag: "concurrent-ephemeralvolume-syncs", DefaultConcurrency: 5,
+			New: func(cc *controller.ControllerContext, _ *Config) (Controller, error) {
+				return ephemeral.NewController(cc)
+			}},
 		{Name: "volumeattributesclass-protection-controller",
 			New: func(cc *controller.ControllerContext, _ *Config) (Controller, error) {
 				return vacprotection.NewVACProtectionController(cc)
@@ -202,9 +223,9 @@ func rootCA(cfg *Config) ([]byte, error) {
 var KnownControllers = []string{
 	"bootstrap-signer-controller", "certificatesigningrequest-approving-controller",
 	"certificatesigningrequest-cleaner-controller", "certificatesigningrequest-signing-controller",
-	"clusterrole-aggregation-controller", "cronjob", "daemonset", "deployment", "disruption",
-	"endpoints", "endpointslice", "endpointslice-mirroring", "ephemeral-volume", "garbagecollector",
-	"horizontalpodautoscaling", "job", "legacy-serviceaccount-token-cleaner", "namespace",
+	"clusterrole-aggregation", "clusterrole-aggregation-controller", "cronjob", "daemonset", "deployment", "disruption",
+	"endpoints", "endpointslice", "endpointslice-mirroring", "ephemeral-volume", "ephemeral-volume-controller", "garbagecollector",
+	"horizontal-pod-autoscaler-controller", "horizontalpodautoscaling", "job", "legacy-serviceaccount-token-cleaner", "namespace",
 	"nodeipam", "nodelifecycle", "persistentvolume-attach-detach", "persistentvolume-binder",
 	"persistentvolume-expander", "persistentvolume-protection", "persistentvolumeclaim-protection",
 	"pod-garbage-collector", "replicaset", "replicationcontroller", "resourcequota",

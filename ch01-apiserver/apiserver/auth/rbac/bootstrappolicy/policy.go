@@ -4,10 +4,17 @@
 // every kubelet that the Node authorizer narrows down. Upstream:
 // plugin/pkg/auth/authorizer/rbac/bootstrappolicy/policy.go.
 //
-// Simplified: upstream builds admin, edit and view by aggregation (a
-// controller unions the rules of every ClusterRole labelled
-// rbac.authorization.k8s.io/aggregate-to-view=true, ...). Kubik has no such
-// controller, so the three roles carry their rules directly.
+// admin, edit and view are built by aggregation, as upstream: each carries
+// an aggregationRule selecting the ClusterRoles labelled
+// rbac.authorization.k8s.io/aggregate-to-admin (-edit, -view)=true, and
+// the rules live in system:aggregate-to-admin, -edit and -view. Chapter 4's
+// clusterrole-aggregation controller keeps the union up to date (a
+// ClusterRole an administrator labels aggregate-to-view joins view).
+// Upstream's apiserver writes the three roles with no rules and leaves
+// them to that controller; chapters 1–3 run no controller manager, so the
+// roles are written here already holding the union the controller
+// computes (aggregate.go) — what `kubectl get clusterrole view -o yaml`
+// shows on a running upstream cluster.
 package bootstrappolicy
 
 import (
@@ -46,28 +53,43 @@ func eventsRule() rbacv1.PolicyRule {
 	return rule(v("create", "update", "patch"), g("", "events.k8s.io"), "events")
 }
 
-// viewRules: read access to everything in a namespace that does not let you escalate (no secrets).
+// Labels that put a ClusterRole into admin, edit or view.
+const (
+	AggregateToAdmin = "rbac.authorization.k8s.io/aggregate-to-admin"
+	AggregateToEdit  = "rbac.authorization.k8s.io/aggregate-to-edit"
+	AggregateToView  = "rbac.authorization.k8s.io/aggregate-to-view"
+)
+
+// viewRules (system:aggregate-to-view): read access to everything in a
+// namespace that does not let you escalate (no secrets).
 func viewRules() []rbacv1.PolicyRule {
 	return []rbacv1.PolicyRule{
 		rule(read, core, "pods", "replicationcontrollers", "replicationcontrollers/scale", "serviceaccounts",
 			"services", "services/status", "endpoints", "persistentvolumeclaims", "persistentvolumeclaims/status", "configmaps"),
-		rule(read, core, "limitranges", "resourcequotas", "bindings", "events",
+		rule(read, core, "limitranges", "resourcequotas", "bindings",
 			"pods/status", "resourcequotas/status", "namespaces/status", "replicationcontrollers/status", "pods/log"),
+		// Reading namespaces at namespace scope: reading *this* namespace.
 		rule(read, core, "namespaces"),
+		rule(read, g("", "events.k8s.io"), "events"),
 		rule(read, g("discovery.k8s.io"), "endpointslices"),
 		rule(read, g("apps"), "controllerrevisions", "statefulsets", "statefulsets/status", "statefulsets/scale",
 			"daemonsets", "daemonsets/status", "deployments", "deployments/status", "deployments/scale",
 			"replicasets", "replicasets/status", "replicasets/scale"),
 		rule(read, g("autoscaling"), "horizontalpodautoscalers", "horizontalpodautoscalers/status"),
 		rule(read, g("batch"), "jobs", "cronjobs", "cronjobs/status", "jobs/status"),
+		rule(read, g("extensions"), "daemonsets", "daemonsets/status", "deployments", "deployments/scale", "deployments/status",
+			"ingresses", "ingresses/status", "replicasets", "replicasets/scale", "replicasets/status", "replicationcontrollers/scale",
+			"networkpolicies"),
 		rule(read, g("policy"), "poddisruptionbudgets", "poddisruptionbudgets/status"),
 		rule(read, g("networking.k8s.io"), "networkpolicies", "ingresses", "ingresses/status"),
+		rule(read, g("resource.k8s.io"), "resourceclaims", "resourceclaims/status", "resourceclaimtemplates"),
 	}
 }
 
-// editRules: view plus writing workloads, configuration and secrets (not RBAC).
+// editRules (system:aggregate-to-edit): writing workloads, configuration
+// and secrets (not RBAC, not /status, quotas or limits).
 func editRules() []rbacv1.PolicyRule {
-	return append([]rbacv1.PolicyRule{
+	return []rbacv1.PolicyRule{
 		rule(read, core, "pods/attach", "pods/proxy", "pods/exec", "pods/portforward", "secrets", "services/proxy"),
 		rule(v("impersonate"), core, "serviceaccounts"),
 		rule(write, core, "pods", "pods/attach", "pods/proxy", "pods/exec", "pods/portforward"),
@@ -75,21 +97,47 @@ func editRules() []rbacv1.PolicyRule {
 		rule(write, core, "replicationcontrollers", "replicationcontrollers/scale", "serviceaccounts",
 			"services", "services/proxy", "persistentvolumeclaims", "configmaps", "secrets"),
 		rule(v("create"), core, "serviceaccounts/token"),
+		rule(write, g("", "events.k8s.io"), "events"),
 		rule(write, g("apps"), "statefulsets", "statefulsets/scale", "daemonsets", "deployments", "deployments/scale",
 			"deployments/rollback", "replicasets", "replicasets/scale"),
 		rule(write, g("autoscaling"), "horizontalpodautoscalers"),
 		rule(write, g("batch"), "jobs", "cronjobs"),
+		rule(write, g("extensions"), "daemonsets", "deployments", "deployments/scale", "deployments/rollback", "ingresses",
+			"replicasets", "replicasets/scale", "replicationcontrollers/scale", "networkpolicies"),
 		rule(write, g("policy"), "poddisruptionbudgets"),
 		rule(write, g("networking.k8s.io"), "networkpolicies", "ingresses"),
-	}, viewRules()...)
+		rule(readWrite, g("coordination.k8s.io"), "leases"),
+		rule(write, g("resource.k8s.io"), "resourceclaims", "resourceclaimtemplates"),
+	}
 }
 
-// adminRules: edit plus granting permissions inside the namespace.
+// adminRules (system:aggregate-to-admin): granting permissions inside the
+// namespace.
 func adminRules() []rbacv1.PolicyRule {
-	return append([]rbacv1.PolicyRule{
+	return []rbacv1.PolicyRule{
 		rule(v("create"), g("authorization.k8s.io"), "localsubjectaccessreviews"),
 		rule(readWrite, g(rbacv1.GroupName), "roles", "rolebindings"),
-	}, editRules()...)
+	}
+}
+
+// aggregatedRole is a role built by aggregation from the roles labelled
+// selectLabel=true; labels are its own (edit is part of admin, view of
+// edit).
+func aggregatedRole(name, selectLabel string, labels ...string) *rbacv1.ClusterRole {
+	r := clusterRole(name)
+	for _, l := range labels {
+		r.Labels[l] = "true"
+	}
+	r.AggregationRule = &rbacv1.AggregationRule{ClusterRoleSelectors: []metav1.LabelSelector{
+		{MatchLabels: map[string]string{selectLabel: "true"}}}}
+	return r
+}
+
+// aggregateTo is a role holding rules for the aggregated role label names.
+func aggregateTo(name, label string, rules ...rbacv1.PolicyRule) *rbacv1.ClusterRole {
+	r := clusterRole(name, rules...)
+	r.Labels[label] = "true"
+	return r
 }
 
 // NodeRules are what every kubelet may do (the Node authorizer narrows
@@ -151,9 +199,10 @@ func userSubject(name string) rbacv1.Subject {
 	return rbacv1.Subject{Kind: rbacv1.UserKind, APIGroup: rbacv1.GroupName, Name: name}
 }
 
-// ClusterRoles are the ClusterRoles created at start.
+// ClusterRoles are the ClusterRoles created at start, the aggregated ones
+// already filled (Aggregate).
 func ClusterRoles() []*rbacv1.ClusterRole {
-	return []*rbacv1.ClusterRole{
+	roles := []*rbacv1.ClusterRole{
 		clusterRole("cluster-admin",
 			rule(v("*"), g("*"), "*"),
 			urls(v("*"), "*")),
@@ -164,9 +213,12 @@ func ClusterRoles() []*rbacv1.ClusterRole {
 			rule(v("create"), g("authentication.k8s.io"), "selfsubjectreviews")),
 		clusterRole("system:public-info-viewer",
 			urls(v("get"), "/healthz", "/livez", "/readyz", "/version", "/version/")),
-		clusterRole("admin", adminRules()...),
-		clusterRole("edit", editRules()...),
-		clusterRole("view", viewRules()...),
+		aggregatedRole("admin", AggregateToAdmin),
+		aggregatedRole("edit", AggregateToEdit, AggregateToAdmin),
+		aggregatedRole("view", AggregateToView, AggregateToEdit),
+		aggregateTo("system:aggregate-to-admin", AggregateToAdmin, adminRules()...),
+		aggregateTo("system:aggregate-to-edit", AggregateToEdit, editRules()...),
+		aggregateTo("system:aggregate-to-view", AggregateToView, viewRules()...),
 		clusterRole("system:node", NodeRules()...),
 		// Full access to the kubelet API (upstream's rules with
 		// KubeletFineGrainedAuthz), for whoever an administrator binds it
@@ -265,15 +317,21 @@ func ClusterRoles() []*rbacv1.ClusterRole {
 					certificatesv1.KubeletServingSignerName, certificatesv1.LegacyUnknownSignerName}},
 			rule(v("get"), core, "services"),
 			rule(v("get"), g("coordination.k8s.io"), "leases"),
-			rule(v("create"), core, "configmaps")), // root-ca-certificate-publisher: kube-root-ca.crt
+			rule(v("create"), core, "configmaps"), // root-ca-certificate-publisher: kube-root-ca.crt
+			// The clusterrole-aggregation controller writes admin, edit and
+			// view, whatever rules they gather.
+			rule(v("escalate"), g(rbacv1.GroupName), "clusterroles")),
 	}
+	roles = append(roles, ControllerRoles()...)
+	Aggregate(roles)
+	return roles
 }
 
 // ClusterRoleBindings are the ClusterRoleBindings created at start.
 // system:node is bound to nobody, as upstream: kubelets get their rights
 // from the Node authorizer.
 func ClusterRoleBindings() []*rbacv1.ClusterRoleBinding {
-	return []*rbacv1.ClusterRoleBinding{
+	return append([]*rbacv1.ClusterRoleBinding{
 		clusterRoleBinding("cluster-admin", groupSubject(auth.GroupMasters)),
 		clusterRoleBinding("system:discovery", groupSubject(auth.GroupAuthenticated)),
 		clusterRoleBinding("system:basic-user", groupSubject(auth.GroupAuthenticated)),
@@ -282,5 +340,5 @@ func ClusterRoleBindings() []*rbacv1.ClusterRoleBinding {
 		clusterRoleBinding("system:node-proxier", userSubject(auth.UserKubeProxy)),
 		clusterRoleBinding("system:kube-controller-manager", userSubject(auth.UserKubeControllerManager)),
 		clusterRoleBinding("system:kube-scheduler", userSubject(auth.UserKubeScheduler)),
-	}
+	}, ControllerRoleBindings()...)
 }
