@@ -133,6 +133,11 @@ bench-cni: ## ch06 CNI ADD+DEL latency: kubik-cni vs the reference bridge+host-l
 	@scripts/ensure-deps.sh $(CH06_DEPS)
 	$(GO) run ./ch06-cni/cmd/bench-cni -n $(CNI_N) $(BENCH_FLAGS)
 
+.PHONY: bench-netpol
+bench-netpol: ## ch06 NetworkPolicy: one node-agent sync (compute + nft transaction) with 100 and 1000 policies over 100 local pods (root)
+	@scripts/ensure-deps.sh $(CH06_DEPS)
+	$(GO) test ./ch06-cni/networkpolicy -run '^$$' -bench . -benchtime 5x
+
 POD_COUNT    ?= 30
 POD_RATE     ?= 1
 POD_BURST    ?= 30

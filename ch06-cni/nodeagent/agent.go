@@ -14,7 +14,9 @@ import (
 	"kubik/ch01-apiserver/api/corev1"
 	"kubik/ch03-scheduler/clientgo/rest"
 	"kubik/ch03-scheduler/clientgo/tools/cache"
+	"kubik/ch06-cni/ipam"
 	"kubik/ch06-cni/kubikcni"
+	"kubik/ch06-cni/networkpolicy"
 )
 
 // agent is one running node agent. Everything after start-up happens on
@@ -84,6 +86,12 @@ func Run(ctx context.Context, cfg Config) error {
 		}
 	}
 	a.syncPeers()
+	go networkpolicy.Run(ctx, a.client, networkpolicy.Config{
+		NodeName:     a.cfg.NodeName,
+		NodeIPs:      []netip.Addr{a.publicIP, ipam.Gateway(a.subnet)},
+		ResyncPeriod: a.cfg.ResyncPeriod,
+		Logger:       a.cfg.Logger,
+	})
 	if err := a.ensureCNIConfList(); err != nil {
 		a.log.Warn("writing the CNI configuration failed; retrying at the next resync", "err", err)
 	}

@@ -31,7 +31,11 @@
 //     the other nodes' agents learn how to reach this one;
 //  6. programs the routes to every other node (and for VXLAN their
 //     neighbour and FDB entries);
-//  7. writes the CNI network configuration list: only now does containerd
+//  7. starts the NetworkPolicy enforcement (kubik/ch06-cni/networkpolicy:
+//     Calico's Felix in a Calico cluster), which keeps the nft table
+//     "inet kubik-network-policy" in step with the Pods, Namespaces and
+//     NetworkPolicies;
+//  8. writes the CNI network configuration list: only now does containerd
 //     report its network ready and the kubelet start pods here.
 //
 // Then it keeps the kernel in step with the Nodes: on every Node event and

@@ -2,6 +2,7 @@ package nodeagent
 
 import (
 	"context"
+	"reflect"
 
 	"kubik/ch01-apiserver/api/metav1"
 	"kubik/ch01-apiserver/api/rbacv1"
@@ -29,15 +30,17 @@ func Identity(node string) pki.Identity {
 }
 
 // RBAC is the ClusterRole the agents need and its binding to Group:
-// watch all Nodes (their podCIDRs, addresses and annotations) and patch
-// nodes/status (their own node's annotations). Flannel's role also reads
-// pods (to find its node from its pod's spec.nodeName), which the agent
-// does not need: it is told its node's name.
+// watch all Nodes (their podCIDRs, addresses and annotations), patch
+// nodes/status (their own node's annotations), and watch Pods, Namespaces
+// and NetworkPolicies, which the agent enforces (Calico's calico-node role
+// reads the same three).
 func RBAC() (*rbacv1.ClusterRole, *rbacv1.ClusterRoleBinding) {
 	meta := metav1.ObjectMeta{Name: ClusterRoleName}
 	role := &rbacv1.ClusterRole{ObjectMeta: meta, Rules: []rbacv1.PolicyRule{
 		{Verbs: []string{"get", "list", "watch"}, APIGroups: []string{""}, Resources: []string{"nodes"}},
 		{Verbs: []string{"patch"}, APIGroups: []string{""}, Resources: []string{"nodes/status"}},
+		{Verbs: []string{"get", "list", "watch"}, APIGroups: []string{""}, Resources: []string{"pods", "namespaces"}},
+		{Verbs: []string{"get", "list", "watch"}, APIGroups: []string{"networking.k8s.io"}, Resources: []string{"networkpolicies"}},
 	}}
 	binding := &rbacv1.ClusterRoleBinding{ObjectMeta: meta,
 		RoleRef:  rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: ClusterRoleName},
@@ -45,10 +48,24 @@ func RBAC() (*rbacv1.ClusterRole, *rbacv1.ClusterRoleBinding) {
 	return role, binding
 }
 
-// EnsureRBAC creates RBAC() with admin's client, if missing.
+// EnsureRBAC creates RBAC() with admin's client, if missing, and updates
+// the ClusterRole when its rules differ (a cluster restarted on the data
+// of an older version gets the rules this agent needs), as the
+// apiserver's bootstrap-policy reconciliation does for system roles.
 func EnsureRBAC(ctx context.Context, admin *rest.Client) error {
 	role, binding := RBAC()
-	if _, err := rest.Create(ctx, admin, role); err != nil && !rest.IsAlreadyExists(err) {
+	if _, err := rest.Create(ctx, admin, role); rest.IsAlreadyExists(err) {
+		current, err := rest.Get[rbacv1.ClusterRole](ctx, admin, "", role.Name)
+		if err != nil {
+			return err
+		}
+		if !reflect.DeepEqual(current.Rules, role.Rules) {
+			current.Rules = role.Rules
+			if _, err := rest.Update(ctx, admin, current); err != nil {
+				return err
+			}
+		}
+	} else if err != nil {
 		return err
 	}
 	if _, err := rest.Create(ctx, admin, binding); err != nil && !rest.IsAlreadyExists(err) {
