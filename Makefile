@@ -65,9 +65,9 @@ ch05-run: images ## chapter 4's cluster + a REAL node: kubelet + its own contain
 	@scripts/ensure-deps.sh $(CH05_DEPS)
 	$(call run,ch05-kubelet,3-5 minutes on 2 cores,--hollow-nodes $(or $(HOLLOW_NODES),0) --image-dir $(IMAGE_DIR) --pod-manifest-path $(DATA_DIR)/kubelet/manifests)
 
-images: ## build the nodes' images as OCI tarballs into .kubik/images: pause, busybox (busybox-static), demo, kube-dns
+images: ## build the nodes' images as OCI tarballs into .kubik/images: pause, busybox (busybox-static), demo, kube-dns, ingress-controller
 	@scripts/ensure-deps.sh /bin/busybox=busybox-static
-	@echo "images: building pause, busybox, demo and kube-dns into $(IMAGE_DIR) (compiles three Go programs: about 1.5 minutes the first time)"
+	@echo "images: building pause, busybox, demo, kube-dns and ingress-controller into $(IMAGE_DIR) (compiles four Go programs: about 2 minutes the first time)"
 	$(GO) run ./ch07-kube-proxy/cmd/mkimages -out $(IMAGE_DIR)
 
 # Chapter 6 runs NODES machines (network namespaces) on this host: root, Linux.
@@ -113,7 +113,7 @@ clean: ## remove every chapter's state and the images from .kubik (not .kubik/re
 OLD_STATE    := pki etcd logs kubelet nodes images *.kubeconfig *.pid
 
 .PHONY: ch07-run bench-proxy
-ch07-run: images ## chapter 6's cluster + kube-proxy on every node (PROXY_MODE=iptables|nftables) + cluster DNS (kube-system/coredns, 10.96.0.10) (as root)
+ch07-run: images ## chapter 6's cluster + kube-proxy on every node (PROXY_MODE=iptables|nftables) + cluster DNS (kube-system/coredns, 10.96.0.10) + ingress controller (ingress-kubik, node ports 30080/30443) (as root)
 	@scripts/ensure-deps.sh $(CH06_DEPS) conntrack=conntrack
 	$(GO) build -o $(BIN)/kubik-cni ./ch06-cni/cmd/kubik-cni
 	$(call run,ch07-kube-proxy,3-5 minutes on 2 cores,--cni-plugin $(abspath $(BIN))/kubik-cni --nodes $(or $(NODES),2) --backend $(or $(BACKEND),host-gw) --proxy-mode $(or $(PROXY_MODE),iptables) --image-dir $(IMAGE_DIR))
@@ -127,6 +127,10 @@ SERVICES     ?= 100,1000,5000,10000
 bench-proxy: ## ch07 kube-proxy vs upstream v1.35.4: one-change sync, full resync, rule count at SERVICES, both modes (root)
 	@scripts/ensure-deps.sh $(CH06_DEPS) conntrack=conntrack
 	$(GO) run ./ch07-kube-proxy/cmd/bench-proxy -mode both -services $(SERVICES) -ref-bin $(REF_DIR)/bin $(BENCH_FLAGS)
+
+.PHONY: bench-ingress
+bench-ingress: ## ch07 ingress controller: requests/s and p99 through the controller (node port 30080) vs straight to the ClusterIP, on the running ch07 cluster (root; make ch07-run first)
+	$(GO) run ./ch07-kube-proxy/cmd/bench-ingress -kubeconfig $(KUBIK_DIR)/ch07/admin.kubeconfig -netns $$(ip netns list | grep -o 'kubik-[0-9a-f]*-node-1' | head -1) $(BENCH_FLAGS)
 
 CNI_N        ?= 100
 bench-cni: ## ch06 CNI ADD+DEL latency: kubik-cni vs the reference bridge+host-local (/usr/lib/cni), CNI_N each, interleaved (root)

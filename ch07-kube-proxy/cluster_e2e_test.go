@@ -32,6 +32,7 @@ import (
 	"kubik/ch06-cni/cluster6"
 	"kubik/ch06-cni/fabric"
 	"kubik/ch07-kube-proxy/dns"
+	"kubik/ch07-kube-proxy/ingress"
 	"kubik/internal/testenv"
 )
 
@@ -131,14 +132,15 @@ func sharedCluster(t *testing.T, mode string) *testCluster {
 }
 
 // buildImages writes the nodes' images once per test process: chapter 5's,
-// the cluster DNS, and the in-cluster client of testdata/incluster.
+// the cluster DNS, the ingress controller, and the in-cluster client of
+// testdata/incluster.
 func buildImages() (string, error) {
 	imagesOnce.Do(func() {
 		imagesDir, imagesErr = os.MkdirTemp("", "kubik-ch07-images-")
 		if imagesErr != nil {
 			return
 		}
-		imagesErr = images.Build(imagesDir, dns.Image, images.GoImage{File: "incluster.tar", Name: inClusterImage,
+		imagesErr = images.Build(imagesDir, dns.Image, ingress.Image, images.GoImage{File: "incluster.tar", Name: inClusterImage,
 			Package: "kubik/ch07-kube-proxy/testdata/incluster"})
 	})
 	return imagesDir, imagesErr
