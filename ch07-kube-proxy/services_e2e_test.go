@@ -326,15 +326,14 @@ spec:
 // node port says which nodes have local endpoints, in upstream's words.
 func testLocalPolicy(t *testing.T, c *testCluster, w *webFixture) {
 	// A LoadBalancer Service (no load balancer here: it only gets its node
-	// port and health-check node port) of the web pods, Local. (Kubik's
-	// apiserver does not allocate healthCheckNodePort itself: given.)
+	// port and the health-check node port the apiserver allocates) of the
+	// web pods, Local.
 	c.apply(t, `apiVersion: v1
 kind: Service
 metadata: {name: web-local, namespace: web}
 spec:
   type: LoadBalancer
   externalTrafficPolicy: Local
-  healthCheckNodePort: 30233
   selector: {app: web}
   ports: [{name: http, port: 80, targetPort: 8080}]
 `)

@@ -321,7 +321,7 @@ func (s *Server) allocate(ctx context.Context, res *scheme.Resource, obj, old me
 	if svc.Spec.ClusterIP == "" && len(svc.Spec.ClusterIPs) > 0 {
 		svc.Spec.ClusterIP = svc.Spec.ClusterIPs[0]
 	}
-	if old == nil || oldSvc.Spec.ClusterIP != svc.Spec.ClusterIP {
+	if old == nil || oldSvc.Spec.ClusterIP != svc.Spec.ClusterIP || svc.Spec.ClusterIP == "" {
 		switch svc.Spec.ClusterIP {
 		case corev1.ClusterIPNone:
 		case "":
@@ -380,6 +380,27 @@ func (s *Server) allocate(ctx context.Context, res *scheme.Resource, obj, old me
 			svc.Spec.Ports[i].NodePort = 0
 		}
 	}
+
+	// The health check node port of a LoadBalancer with
+	// externalTrafficPolicy Local: kept across updates that leave it out,
+	// allocated when missing.
+	if needsHealthCheckNodePort(svc) {
+		hc := svc.Spec.HealthCheckNodePort
+		switch {
+		case hc == 0 && oldSvc != nil && oldSvc.Spec.HealthCheckNodePort != 0:
+			svc.Spec.HealthCheckNodePort = oldSvc.Spec.HealthCheckNodePort
+		case hc == 0:
+			np, err := s.portAlloc.Allocate(ctx, owner, dryRun)
+			if err != nil {
+				return invalid("spec.healthCheckNodePort", hc, "failed to allocate a nodePort: "+err.Error())
+			}
+			svc.Spec.HealthCheckNodePort = int32(np)
+		case oldSvc == nil || oldSvc.Spec.HealthCheckNodePort != hc:
+			if err := s.portAlloc.Reserve(ctx, int(hc), owner, dryRun); err != nil {
+				return invalid("spec.healthCheckNodePort", hc, err.Error())
+			}
+		}
+	}
 	return nil
 }
 
@@ -405,6 +426,7 @@ func (s *Server) release(ctx context.Context, res *scheme.Resource, obj, newObj 
 		if p.NodePort != 0 && !keepPorts[p.NodePort] {
 			s.portAlloc.Release(ctx, int(p.NodePort), svc.UID)
 		}
+		keepPorts[n.Spec.HealthCheckNodePort] = true
 	}
 }
 
@@ -418,5 +440,8 @@ func formatValue(v any) string {
 		return string(b)
 	default:
 		return fmt.Sprint(v)
+	}
+	if hc := svc.Spec.HealthCheckNodePort; hc != 0 && !keepPorts[hc] {
+		s.portAlloc.Release(ctx, int(hc), svc.UID)
 	}
 }

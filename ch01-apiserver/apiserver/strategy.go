@@ -116,6 +116,9 @@ func prepareForUpdate(res *scheme.Resource, obj, old metav1.Object, subresource 
 		prepareCSRForUpdate(csr, old.(*certificatesv1.CertificateSigningRequest), subresource)
 		return
 	}
+	if svc, ok := obj.(*corev1.Service); ok && subresource == "" {
+		dropTypeDependentFields(svc, old.(*corev1.Service))
+	}
 	nv, ov := reflect.ValueOf(obj).Elem(), reflect.ValueOf(old).Elem()
 	switch subresource {
 	case "status":

@@ -74,6 +74,7 @@ func validateService(svc *corev1.Service) field.ErrorList {
 			[]corev1.ServiceAffinity{corev1.ServiceAffinityClientIP, corev1.ServiceAffinityNone}))
 	}
 	errs = append(errs, ValidateLabels(spec.Selector, specPath.Child("selector"))...)
+	errs = append(errs, validateServiceExternalTrafficPolicy(svc)...)
 	if ip := spec.ClusterIP; ip != "" && ip != "None" {
 		errs = append(errs, IsValidIP(specPath.Child("clusterIPs").Index(0), ip)...)
 	}
@@ -88,6 +89,37 @@ func validateServiceUpdate(svc, old *corev1.Service) field.ErrorList {
 	if old.Spec.ClusterIP != "" && svc.Spec.ClusterIP != "" && svc.Spec.ClusterIP != old.Spec.ClusterIP &&
 		svc.Spec.Type != corev1.ServiceTypeExternalName && old.Spec.Type != corev1.ServiceTypeExternalName {
 		errs = append(errs, field.Invalid(field.NewPath("spec", "clusterIP"), svc.Spec.ClusterIP, FieldImmutableErrorMsg))
+	}
+	return errs
+}
+
+// validateServiceExternalTrafficPolicy is upstream's: the policy belongs to
+// Services reachable from outside (node ports or external IPs), the health
+// check node port to LoadBalancers with the Local policy.
+func validateServiceExternalTrafficPolicy(svc *corev1.Service) field.ErrorList {
+	var errs field.ErrorList
+	spec, specPath := &svc.Spec, field.NewPath("spec")
+	externallyAccessible := spec.Type == corev1.ServiceTypeNodePort || spec.Type == corev1.ServiceTypeLoadBalancer ||
+		(spec.Type == corev1.ServiceTypeClusterIP && len(spec.ExternalIPs) > 0)
+	if !externallyAccessible {
+		if spec.ExternalTrafficPolicy != "" {
+			errs = append(errs, field.Invalid(specPath.Child("externalTrafficPolicy"), spec.ExternalTrafficPolicy,
+				"may only be set for externally-accessible services"))
+		}
+	} else {
+		switch spec.ExternalTrafficPolicy {
+		case corev1.ServiceExternalTrafficPolicyCluster, corev1.ServiceExternalTrafficPolicyLocal:
+		case "":
+			errs = append(errs, field.Required(specPath.Child("externalTrafficPolicy"), ""))
+		default:
+			errs = append(errs, field.NotSupported(specPath.Child("externalTrafficPolicy"), spec.ExternalTrafficPolicy,
+				[]corev1.ServiceExternalTrafficPolicy{corev1.ServiceExternalTrafficPolicyCluster, corev1.ServiceExternalTrafficPolicyLocal}))
+		}
+	}
+	needsHealthCheck := spec.Type == corev1.ServiceTypeLoadBalancer && spec.ExternalTrafficPolicy == corev1.ServiceExternalTrafficPolicyLocal
+	if !needsHealthCheck && spec.HealthCheckNodePort != 0 {
+		errs = append(errs, field.Invalid(specPath.Child("healthCheckNodePort"), spec.HealthCheckNodePort,
+			"may only be set when `type` is 'LoadBalancer' and `externalTrafficPolicy` is 'Local'"))
 	}
 	return errs
 }
