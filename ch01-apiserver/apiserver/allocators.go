@@ -76,15 +76,23 @@ func ipAddressUID(owner string, ip netip.Addr) string {
 	return fmt.Sprintf("%x-%x-%x-%x-%x", b[0:4], b[4:6], b[6:8], b[8:10], b[10:16])
 }
 
+// ipAddressFields are the fields the allocator sets in an IPAddress.
+var ipAddressFields = []byte(`{"f:metadata":{"f:labels":{".":{},"f:ipaddress.kubernetes.io/ip-family":{},"f:ipaddress.kubernetes.io/managed-by":{}}},` +
+	`"f:spec":{"f:parentRef":{".":{},"f:name":{},"f:namespace":{},"f:resource":{}}}}`)
+
 // ipAddressFor is the stored IPAddress that gives ip to svc.
 func ipAddressFor(ip netip.Addr, svc *corev1.Service) []byte {
 	family := string(corev1.IPv4Protocol)
 	if ip.Is6() {
 		family = string(corev1.IPv6Protocol)
 	}
+	now := metav1.Now()
 	obj := &networkingv1.IPAddress{
-		ObjectMeta: metav1.ObjectMeta{Name: ip.String(), UID: ipAddressUID(svc.UID, ip), CreationTimestamp: metav1.Now(),
-			Labels: map[string]string{networkingv1.LabelIPAddressFamily: family, networkingv1.LabelManagedBy: networkingv1.IPAllocatorManager}},
+		ObjectMeta: metav1.ObjectMeta{Name: ip.String(), UID: ipAddressUID(svc.UID, ip), CreationTimestamp: now,
+			Labels: map[string]string{networkingv1.LabelIPAddressFamily: family, networkingv1.LabelManagedBy: networkingv1.IPAllocatorManager},
+			// What upstream's allocator records, writing through its own client.
+			ManagedFields: []metav1.ManagedFieldsEntry{{Manager: "kube-apiserver", Operation: "Update", APIVersion: "networking.k8s.io/v1",
+				Time: &now, FieldsType: "FieldsV1", FieldsV1: &metav1.FieldsV1{Raw: ipAddressFields}}}},
 		Spec: networkingv1.IPAddressSpec{ParentRef: &networkingv1.ParentReference{Resource: "services", Namespace: svc.Namespace, Name: svc.Name}},
 	}
 	data, _ := encodeForStorage(ipAddressResource, obj) // plain structs: marshalling cannot fail
@@ -417,6 +425,7 @@ func (s *Server) release(ctx context.Context, res *scheme.Resource, obj, newObj 
 		for _, p := range n.Spec.Ports {
 			keepPorts[p.NodePort] = true
 		}
+		keepPorts[n.Spec.HealthCheckNodePort] = true
 	}
 	ctx = context.WithoutCancel(ctx)
 	if ip, err := netip.ParseAddr(svc.Spec.ClusterIP); err == nil && svc.Spec.ClusterIP != keepIP {
@@ -426,7 +435,9 @@ func (s *Server) release(ctx context.Context, res *scheme.Resource, obj, newObj 
 		if p.NodePort != 0 && !keepPorts[p.NodePort] {
 			s.portAlloc.Release(ctx, int(p.NodePort), svc.UID)
 		}
-		keepPorts[n.Spec.HealthCheckNodePort] = true
+	}
+	if hc := svc.Spec.HealthCheckNodePort; hc != 0 && !keepPorts[hc] {
+		s.portAlloc.Release(ctx, int(hc), svc.UID)
 	}
 }
 
@@ -440,8 +451,5 @@ func formatValue(v any) string {
 		return string(b)
 	default:
 		return fmt.Sprint(v)
-	}
-	if hc := svc.Spec.HealthCheckNodePort; hc != 0 && !keepPorts[hc] {
-		s.portAlloc.Release(ctx, int(hc), svc.UID)
 	}
 }
