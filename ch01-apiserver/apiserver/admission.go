@@ -122,10 +122,7 @@ func (s *Server) validateAdmission(ctx context.Context, q *request, obj, old met
 			return err
 		}
 	}
-	if old == nil {
-		return s.admitResourceQuota(ctx, q, obj)
-	}
-	return nil
+	return s.admitResourceQuota(ctx, q, obj, old)
 }
 
 // namespaceLifecycle refuses new objects in a namespace that is missing or going away.

@@ -30,8 +30,11 @@ import (
 // status.hard and status.used are the quota controller's to keep; a quota
 // whose status it has not filled in yet limits nothing (its hard is empty),
 // one that limits a resource without a used figure refuses with
-// "status unknown for quota". Updates are not charged (upstream charges
-// Service and claim updates too); events are never counted.
+// "status unknown for quota". Updates of the kinds whose usage an update
+// can change (pods, Services, claims) are charged what they add (a
+// Service turned NodePort, a claim grown); nothing is given back for what
+// an update frees until the controller recalculates. Object counts are
+// charged on create only; events are never counted.
 
 // quotaEvaluators measure the new object of a core kind; any other kind is
 // counted as count/<resource>[.<group>] (quotaEvaluatorFor).
@@ -81,24 +84,36 @@ func prettyPrintResourceNames(names []corev1.ResourceName) string {
 	return strings.Join(parts, ",")
 }
 
-// admitResourceQuota is the plugin's Validate, on create. Conflicting
-// writes of a quota's status are retried with the quotas read again.
-func (s *Server) admitResourceQuota(ctx context.Context, q *request, obj metav1.Object) error {
+// chargedOnUpdate are the resources whose evaluators handle updates
+// (upstream's pod, service and persistentvolumeclaim evaluators).
+var chargedOnUpdate = map[string]bool{"pods": true, "services": true, "persistentvolumeclaims": true}
+
+// admitResourceQuota is the plugin's Validate, on create and (old not nil)
+// on update. Conflicting writes of a quota's status are retried with the
+// quotas read again.
+func (s *Server) admitResourceQuota(ctx context.Context, q *request, obj, old metav1.Object) error {
 	res := q.res
 	if !res.Namespaced || (res.Group == "" && res.Resource == "events") {
 		return nil
 	}
+	if old != nil && !(res.Group == "" && chargedOnUpdate[res.Resource]) {
+		return nil
+	}
 	var err error
 	for attempt := 0; attempt < 5; attempt++ {
-		if err = s.chargeQuotas(ctx, q, obj); !errors.Is(err, storage.ErrConflict) {
+		if err = s.chargeQuotas(ctx, q, obj, old); !errors.Is(err, storage.ErrConflict) {
 			return err
 		}
 	}
+	verb := "create"
+	if old != nil {
+		verb = "update"
+	}
 	return ErrForbidden(res.Group, res.Resource, res.GroupResource(), obj.GetObjectMeta().Name,
-		fmt.Errorf("unable to %s %s at this time because there was an error enforcing quota", "create", res.GroupResource()))
+		fmt.Errorf("unable to %s %s at this time because there was an error enforcing quota", verb, res.GroupResource()))
 }
 
-func (s *Server) chargeQuotas(ctx context.Context, q *request, obj metav1.Object) error {
+func (s *Server) chargeQuotas(ctx context.Context, q *request, obj, old metav1.Object) error {
 	res := q.res
 	meta := obj.GetObjectMeta()
 	quotaRes := scheme.Lookup("", "v1", "resourcequotas")
@@ -135,6 +150,13 @@ func (s *Server) chargeQuotas(ctx context.Context, q *request, obj metav1.Object
 	delta, err := evaluator.Usage(obj)
 	if err != nil {
 		return ErrInternal(err)
+	}
+	if old != nil {
+		prev, err := evaluator.Usage(old)
+		if err != nil {
+			return ErrInternal(err)
+		}
+		delta = quota.SubtractWithNonNegativeResult(delta, prev)
 	}
 	delta = quota.RemoveZeros(delta)
 	if len(delta) == 0 {

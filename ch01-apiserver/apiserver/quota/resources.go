@@ -4,6 +4,7 @@ import (
 	"slices"
 
 	"kubik/ch01-apiserver/api/corev1"
+	"kubik/ch01-apiserver/api/resource"
 )
 
 // Equals: the same names with equal quantities.
@@ -65,6 +66,26 @@ func Subtract(a, b corev1.ResourceList) corev1.ResourceList {
 			neg.Neg()
 			out[name] = neg
 		}
+	}
+	return out
+}
+
+// SubtractWithNonNegativeResult is a - b for every name of a, where a
+// negative difference is zero: an update is charged what it adds, and
+// gets nothing back for what it frees until the quota controller
+// recalculates.
+func SubtractWithNonNegativeResult(a, b corev1.ResourceList) corev1.ResourceList {
+	zero := resource.MustParse("0")
+	out := corev1.ResourceList{}
+	for name, q := range a {
+		diff := q.DeepCopy()
+		if other, ok := b[name]; ok {
+			diff.Sub(other)
+		}
+		if diff.Cmp(zero) < 0 {
+			diff = zero.DeepCopy()
+		}
+		out[name] = diff
 	}
 	return out
 }
