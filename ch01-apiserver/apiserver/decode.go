@@ -12,6 +12,7 @@ import (
 
 	"kubik/ch01-apiserver/api/metav1"
 	"kubik/ch01-apiserver/api/scheme"
+	"kubik/ch01-apiserver/apiserver/apiextensions"
 	"kubik/ch01-apiserver/apiserver/protobuf"
 	"kubik/ch01-apiserver/apiserver/serializer"
 )
@@ -132,6 +133,13 @@ func (s *Server) decodeJSON(q *request, res *scheme.Resource, data []byte, obj m
 	}
 	strictErrs, err := serializer.DecodeStrict(data, obj)
 	strictErrs = append(serializer.StrictErrors(earlier), strictErrs...)
+	if u, ok := obj.(*apiextensions.Unstructured); ok && err == nil {
+		if cr := s.crds.Served(res); cr != nil {
+			var pruned serializer.StrictErrors
+			pruned, err = s.decodeCustom(cr, data, u)
+			strictErrs = append(strictErrs, pruned...)
+		}
+	}
 	if err != nil {
 		return nil, ErrBadRequest(fmt.Sprintf("%s in version %q cannot be handled as a %s: %v", res.Kind, res.Version, res.Kind, err))
 	}

@@ -40,11 +40,13 @@ func groupRank(g string) int {
 	return len(groupOrder)
 }
 
-// discoveryGroups returns group → versions (in Resources order), groups sorted like upstream.
-func discoveryGroups() ([]string, map[string][]string) {
+// discoveryGroups returns group → versions (in resources' order), groups
+// sorted like upstream: the built-in ones in their priority order, then the
+// custom resources' groups by name.
+func discoveryGroups(resources []*scheme.Resource) ([]string, map[string][]string) {
 	versions := map[string][]string{}
 	var groups []string
-	for _, r := range scheme.Resources {
+	for _, r := range resources {
 		if _, ok := versions[r.Group]; !ok {
 			groups = append(groups, r.Group)
 		}
@@ -110,11 +112,12 @@ func (s *Server) serveDiscovery(w http.ResponseWriter, r *http.Request, info *Re
 			"the server does not allow this method on the requested resource", nil))
 		return true
 	}
-	groups, versions := discoveryGroups()
+	resources := s.allResources()
+	groups, versions := discoveryGroups(resources)
 	switch {
 	case info.APIPrefix == "api" && info.APIVersion == "":
 		if v := aggregatedVersion(r.Header.Get("Accept")); v != "" {
-			s.writeAggregated(w, v, []string{""}, versions)
+			s.writeAggregated(w, v, []string{""}, versions, resources)
 			return true
 		}
 		writeJSON(w, http.StatusOK, metav1.APIVersions{TypeMeta: metav1.TypeMeta{Kind: "APIVersions"},
@@ -125,7 +128,7 @@ func (s *Server) serveDiscovery(w http.ResponseWriter, r *http.Request, info *Re
 			named = groups
 		}
 		if v := aggregatedVersion(r.Header.Get("Accept")); v != "" {
-			s.writeAggregated(w, v, named, versions)
+			s.writeAggregated(w, v, named, versions, resources)
 			return true
 		}
 		// /apis/<group> is parsed as group with no version: handled below.
@@ -142,7 +145,7 @@ func (s *Server) serveDiscovery(w http.ResponseWriter, r *http.Request, info *Re
 		if info.APIGroup != "" {
 			gv = info.APIGroup + "/" + info.APIVersion
 		}
-		list, ok := resourceList(gv)
+		list, ok := resourceList(gv, resources)
 		if !ok || (info.APIPrefix == "api" && info.APIGroup != "") {
 			writeStatus(w, r, errNoSuchPath())
 			return true
@@ -174,10 +177,10 @@ func apiGroup(group string, versions []string) metav1.APIGroup {
 }
 
 // resourceList is the APIResourceList of one group version, subresources included.
-func resourceList(gv string) (metav1.APIResourceList, bool) {
+func resourceList(gv string, resources []*scheme.Resource) (metav1.APIResourceList, bool) {
 	list := metav1.APIResourceList{TypeMeta: metav1.TypeMeta{Kind: "APIResourceList", APIVersion: "v1"}, GroupVersion: gv, APIResources: []metav1.APIResource{}}
 	found := false
-	for _, r := range scheme.Resources {
+	for _, r := range resources {
 		if r.GroupVersion() != gv {
 			continue
 		}
@@ -259,14 +262,14 @@ type apiSubresourceDiscovery struct {
 	Verbs        []string         `json:"verbs"`
 }
 
-func (s *Server) writeAggregated(w http.ResponseWriter, version string, groups []string, versions map[string][]string) {
+func (s *Server) writeAggregated(w http.ResponseWriter, version string, groups []string, versions map[string][]string, resources []*scheme.Resource) {
 	doc := apiGroupDiscoveryList{TypeMeta: metav1.TypeMeta{Kind: "APIGroupDiscoveryList", APIVersion: "apidiscovery.k8s.io/" + version}, Items: []apiGroupDiscovery{}}
 	for _, g := range groups {
 		var item apiGroupDiscovery
 		item.Metadata.Name = g
 		for _, v := range versions[g] {
 			vd := apiVersionDiscovery{Version: v, Freshness: "Current", Resources: []apiResourceDiscovery{}}
-			for _, r := range scheme.Resources {
+			for _, r := range resources {
 				if r.Group != g || r.Version != v {
 					continue
 				}

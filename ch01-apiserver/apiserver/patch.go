@@ -101,11 +101,17 @@ func (s *Server) handlePatch(ctx context.Context, q *request) error {
 	if err != nil {
 		return err
 	}
+	if q.info.Subresource == "scale" && q.custom != nil {
+		return s.handleCustomScaleUpdate(ctx, q, q.custom, body)
+	}
 	if q.info.Subresource == "scale" {
 		return s.handleScaleUpdate(ctx, q, body)
 	}
 	res := q.res
 	t := reflect.TypeOf(res.New()).Elem()
+	if q.custom != nil {
+		t = q.custom.ApplyType() // no Go type of its own: one built from the schema
+	}
 	isApply := pt == patchApply
 	if isApply {
 		if body, err = serializer.ToJSON(body, pt); err != nil {

@@ -10,6 +10,7 @@ import (
 	"kubik/ch01-apiserver/api/metav1"
 	"kubik/ch01-apiserver/api/rbacv1"
 	"kubik/ch01-apiserver/api/scheme"
+	"kubik/ch01-apiserver/apiserver/apiextensions"
 	"kubik/ch01-apiserver/apiserver/auth"
 )
 
@@ -20,6 +21,8 @@ type request struct {
 	info *RequestInfo
 	res  *scheme.Resource
 	user *auth.UserInfo
+	// custom is the served version of a CRD when res is a custom resource.
+	custom *apiextensions.Served
 }
 
 func (q *request) query(name string) string { return q.r.URL.Query().Get(name) }
@@ -40,7 +43,7 @@ func (s *Server) serveAPI(w http.ResponseWriter, r *http.Request) {
 	if s.serveDiscovery(w, r, info) {
 		return
 	}
-	res := scheme.Lookup(info.APIGroup, info.APIVersion, info.Resource)
+	res := s.lookupResource(info.APIGroup, info.APIVersion, info.Resource)
 	notFound := errNoSuchPath()
 	if res == nil || (info.APIPrefix == "api") != (res.Group == "") {
 		writeStatus(w, r, notFound)
@@ -62,7 +65,11 @@ func (s *Server) serveAPI(w http.ResponseWriter, r *http.Request) {
 		info.Namespace = ""
 	}
 	user, _ := auth.UserFrom(r.Context())
-	q := &request{w: w, r: r, info: info, res: res, user: user}
+	q := &request{w: w, r: r, info: info, res: res, user: user, custom: s.crds.Served(res)}
+	if err := s.checkCustomRequest(q); err != nil {
+		writeStatus(w, r, err)
+		return
+	}
 	// Since v1.33 every request about core/v1 Endpoints carries a deprecation
 	// warning (KEP-4974); kubectl 1.27's describe service prints it.
 	if res.Group == "" && res.Resource == "endpoints" {
@@ -134,8 +141,16 @@ func (s *Server) handleGet(ctx context.Context, q *request) error {
 		return err
 	}
 	switch q.info.Subresource {
-	case "", "status", "approval":
+	case "", "status", "approval", "resize":
 	case "scale":
+		if q.custom != nil {
+			sc, err := s.customScale(q.custom, obj)
+			if err != nil {
+				return err
+			}
+			writeJSON(q.w, http.StatusOK, sc)
+			return nil
+		}
 		sc, err := scaleFrom(obj)
 		if err != nil {
 			return err
@@ -232,6 +247,9 @@ func (s *Server) handleUpdate(ctx context.Context, q *request) error {
 	}
 	if err := validateUpdateOptions(q); err != nil {
 		return err
+	}
+	if q.info.Subresource == "scale" && q.custom != nil {
+		return s.handleCustomScaleUpdate(ctx, q, q.custom, nil)
 	}
 	if q.info.Subresource == "scale" {
 		return s.handleScaleUpdate(ctx, q, nil)

@@ -26,6 +26,7 @@ import (
 	"time"
 
 	"kubik/ch01-apiserver/api/scheme"
+	"kubik/ch01-apiserver/apiserver/apiextensions"
 	"kubik/ch01-apiserver/apiserver/auth"
 	"kubik/ch01-apiserver/apiserver/auth/node"
 	"kubik/ch01-apiserver/apiserver/auth/rbac"
@@ -165,6 +166,9 @@ type Server struct {
 	admissionObjects decodedCache
 	// endpoints: the configured EndpointReconciler (bootstrap.go).
 	endpoints endpointLoop
+	// crds: the custom resources this server serves (customresource.go,
+	// crdcontrollers.go).
+	crds *apiextensions.Registry
 }
 
 // New builds the server. Call Bootstrap (or Run) to create the initial objects.
@@ -196,10 +200,10 @@ func New(cfg Config) (*Server, error) {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.Default()
 	}
-	s := &Server{cfg: cfg, log: cfg.Logger.With("component", "apiserver")}
+	s := &Server{cfg: cfg, log: cfg.Logger.With("component", "apiserver"), crds: apiextensions.NewRegistry()}
 	s.ipAlloc = newIPAllocator(cfg.Storage, cfg.ServiceClusterIPRange)
 	s.portAlloc = newPortAllocator(cfg.Storage, cfg.NodePortMin, cfg.NodePortMax)
-	s.openapi = newOpenAPIHandler(scheme.Resources, Version.GitVersion)
+	s.openapi = newOpenAPIHandler(scheme.Resources, Version.GitVersion, s.serveCustomOpenAPI)
 	if err := s.newAuth(cfg); err != nil {
 		return nil, err
 	}
@@ -266,6 +270,10 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener, more ...net.Listene
 	if err := s.Bootstrap(ctx); err != nil {
 		srv.Close()
 		return fmt.Errorf("bootstrap: %w", err)
+	}
+	if err := s.startCRDControllers(ctx); err != nil {
+		srv.Close()
+		return fmt.Errorf("starting the CustomResourceDefinition controllers: %w", err)
 	}
 	stopEndpoints := s.runEndpointReconciler(ctx)
 	s.ready.Store(true)

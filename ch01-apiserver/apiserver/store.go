@@ -13,6 +13,7 @@ import (
 	"strings"
 	"time"
 
+	apiextensionsv1 "kubik/ch01-apiserver/api/apiextensionsv1"
 	"kubik/ch01-apiserver/api/corev1"
 	"kubik/ch01-apiserver/api/metav1"
 	"kubik/ch01-apiserver/api/scheme"
@@ -55,6 +56,9 @@ type listOptions struct {
 	TimeoutSeconds       int64
 	AllowBookmarks       bool
 	SendInitialEvents    *bool
+	// fieldSet, for custom resources, gives the fields a selector sees
+	// (metadata.name, metadata.namespace, the CRD's selectableFields).
+	fieldSet func(metav1.Object) map[string]string
 }
 
 func parseListOptions(q *request) (listOptions, error) {
@@ -72,11 +76,17 @@ func parseListOptions(q *request) (listOptions, error) {
 	if opts.Fields, err = selection.ParseFieldSelector(v.Get("fieldSelector")); err != nil {
 		return opts, ErrBadRequest(err.Error())
 	}
-	if opts.Fields, err = selection.ConvertFieldSelector(q.res.GroupResource(), opts.Fields); err != nil {
-		return opts, ErrBadRequest(err.Error())
-	}
-	if err := selection.ValidateFieldSelector(q.res.GroupResource(), opts.Fields); err != nil {
-		return opts, ErrBadRequest(err.Error())
+	if q.custom != nil {
+		if opts.fieldSet, err = customFieldSelector(q, &opts); err != nil {
+			return opts, err
+		}
+	} else {
+		if opts.Fields, err = selection.ConvertFieldSelector(q.res.GroupResource(), opts.Fields); err != nil {
+			return opts, ErrBadRequest(err.Error())
+		}
+		if err := selection.ValidateFieldSelector(q.res.GroupResource(), opts.Fields); err != nil {
+			return opts, ErrBadRequest(err.Error())
+		}
 	}
 	if q.info.Name != "" { // a watch of one object: /watch/namespaces/ns/pods/name
 		sel := "metadata.name=" + selection.EscapeValue(q.info.Name)
@@ -123,6 +133,9 @@ func (o *listOptions) matches(obj metav1.Object) bool {
 	}
 	if o.Fields.Empty() {
 		return true
+	}
+	if o.fieldSet != nil {
+		return o.Fields.Matches(o.fieldSet(obj))
 	}
 	return o.Fields.Matches(selection.SelectableFields(obj))
 }
@@ -278,6 +291,9 @@ func (s *Server) create(ctx context.Context, q *request, obj metav1.Object) (met
 	}
 	if meta.Name == "" && meta.GenerateName != "" {
 		meta.Name = generateName(meta.GenerateName)
+	}
+	if err := checkCustomCreate(q, obj); err != nil {
+		return nil, err
 	}
 	if err := s.admit(ctx, q, obj, nil); err != nil {
 		return nil, err
@@ -490,6 +506,9 @@ func (s *Server) delete(ctx context.Context, q *request, namespace, name string,
 			}
 		}
 
+		if crd, ok := obj.(*apiextensionsv1.CustomResourceDefinition); ok && crd.DeletionTimestamp == nil {
+			startCRDDeletion(crd)
+		}
 		grace := gracePeriod(res, obj, opts)
 		pending := s.deletionFinalizers(res, obj, opts)
 		// A namespace with spec.finalizers stays (phase Terminating) until the

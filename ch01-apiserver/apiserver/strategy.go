@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"reflect"
 
+	apiextensionsv1 "kubik/ch01-apiserver/api/apiextensionsv1"
 	"kubik/ch01-apiserver/api/autoscalingv1"
 	"kubik/ch01-apiserver/api/autoscalingv2"
 	"kubik/ch01-apiserver/api/batchv1"
@@ -12,6 +13,7 @@ import (
 	"kubik/ch01-apiserver/api/corev1"
 	"kubik/ch01-apiserver/api/metav1"
 	"kubik/ch01-apiserver/api/scheme"
+	"kubik/ch01-apiserver/apiserver/apiextensions"
 	"kubik/ch01-apiserver/apiserver/auth"
 	"kubik/ch01-apiserver/apiserver/defaults"
 	"kubik/ch01-apiserver/apiserver/validation"
@@ -55,6 +57,10 @@ func prepareForCreate(res *scheme.Resource, obj metav1.Object, user *auth.UserIn
 		}
 	}
 	switch o := obj.(type) {
+	case *apiextensionsv1.CustomResourceDefinition:
+		prepareCRDForCreate(o)
+	case *apiextensions.Unstructured:
+		prepareCustomForCreate(res, o)
 	case *corev1.Pod:
 		defaults.PreparePodForCreate(o)
 	case *corev1.Namespace:
@@ -108,6 +114,14 @@ func prepareForUpdate(res *scheme.Resource, obj, old metav1.Object, subresource 
 	if meta.ManagedFields == nil {
 		meta.ManagedFields = oldMeta.ManagedFields
 	}
+	if u, ok := obj.(*apiextensions.Unstructured); ok {
+		prepareCustomForUpdate(res, u, old.(*apiextensions.Unstructured), subresource)
+		return
+	}
+	if crd, ok := obj.(*apiextensionsv1.CustomResourceDefinition); ok && subresource == "" {
+		apiextensions.SetDefaults(crd)
+		defer prepareCRDForUpdate(crd)
+	}
 	if csr, ok := obj.(*certificatesv1.CertificateSigningRequest); ok {
 		if subresource == "status" {
 			meta.OwnerReferences = oldMeta.OwnerReferences
@@ -158,7 +172,9 @@ func prepareForUpdate(res *scheme.Resource, obj, old metav1.Object, subresource 
 // validate runs the kind's validation; field errors become a 422 Invalid.
 func (s *Server) validate(res *scheme.Resource, obj, old metav1.Object, subresource string) error {
 	var errs field.ErrorList
-	if old == nil {
+	if ext, ok := s.validateExtensions(res, obj, old, subresource); ok {
+		errs = ext
+	} else if old == nil {
 		errs = validation.Validate(obj, nil)
 	} else {
 		errs = validation.ValidateSubresource(obj, old, subresource)

@@ -303,6 +303,9 @@ func (s *Server) table(q *request, objs []metav1.Object, listMeta metav1.ListMet
 	for _, o := range objs {
 		setTypeMeta(q.res, o)
 	}
+	if t, ok, err := s.customTable(q, objs, listMeta, noHeaders); ok {
+		return t, err
+	}
 	include := q.query("includeObject")
 	t, err := printers.TableForList(q.res.New(), objs, listMeta, printers.Options{IncludeObject: include, NoHeaders: noHeaders})
 	if err != nil {

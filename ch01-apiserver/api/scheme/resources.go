@@ -1,6 +1,7 @@
 package scheme
 
 import (
+	"kubik/ch01-apiserver/api/apiextensionsv1"
 	"kubik/ch01-apiserver/api/appsv1"
 	"kubik/ch01-apiserver/api/authenticationv1"
 	"kubik/ch01-apiserver/api/authorizationv1"
@@ -83,6 +84,14 @@ var Resources = []*Resource{
 		ShortNames: []string{"svc"}, Categories: []string{"all"}, Verbs: []string{"create", "delete", "deletecollection", "get", "list", "patch", "update", "watch"}, StoragePrefix: "services/specs",
 		Subresources: []Subresource{status("Service")},
 		New:          func() metav1.Object { return &corev1.Service{} }},
+
+	// apiextensions.k8s.io/v1: CustomResourceDefinitions. The resources they
+	// define are not in this table: each apiserver serves them from its own
+	// registry, built from the CRDs in storage (apiserver/apiextensions).
+	{Group: "apiextensions.k8s.io", Version: "v1", Resource: "customresourcedefinitions", Singular: "customresourcedefinition", Kind: "CustomResourceDefinition",
+		ShortNames: []string{"crd", "crds"}, Categories: []string{"api-extensions"}, Verbs: AllVerbs, StoragePrefix: "apiextensions.k8s.io/customresourcedefinitions", Generation: true,
+		Subresources: []Subresource{status("CustomResourceDefinition")},
+		New:          func() metav1.Object { return &apiextensionsv1.CustomResourceDefinition{} }},
 
 	// apps/v1
 	{Group: "apps", Version: "v1", Resource: "controllerrevisions", Singular: "controllerrevision", Kind: "ControllerRevision", Namespaced: true,

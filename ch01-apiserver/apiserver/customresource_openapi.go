@@ -1,0 +1,90 @@
+package apiserver
+
+import (
+	"encoding/json"
+	"net/http"
+	"strings"
+	"time"
+
+	"kubik/ch01-apiserver/api/scheme"
+	"kubik/ch01-apiserver/apiserver/openapi"
+)
+
+// OpenAPI v3 of custom resources: the root lists the built-in group
+// versions and those of the served custom resources; a custom group
+// version's document is built from the CRDs when asked for, so kubectl
+// explain and kubectl's field-validation checks see the kinds as upstream
+// publishes them.
+
+// serveCustomOpenAPI answers /openapi/v3 and the custom group versions'
+// documents; it returns false for everything else (the static handler's).
+func (s *Server) serveCustomOpenAPI(w http.ResponseWriter, r *http.Request, v3 *openapi.V3) bool {
+	custom := s.crds.Resources()
+	if len(custom) == 0 || (r.Method != http.MethodGet && r.Method != http.MethodHead) {
+		return false
+	}
+	byGV := map[string][]openapi.CustomKind{}
+	var order []string
+	for _, res := range custom {
+		key := "apis/" + res.Group + "/" + res.Version
+		if _, ok := byGV[key]; !ok {
+			order = append(order, key)
+		}
+		var schema []byte
+		if cr := s.crds.Served(res); cr != nil {
+			schema, _ = json.Marshal(cr.Schema)
+		}
+		byGV[key] = append(byGV[key], openapi.CustomKind{Resource: res, Schema: schema})
+	}
+	path := strings.TrimSuffix(r.URL.Path, "/")
+	if path == "/openapi/v3" {
+		type entry struct {
+			ServerRelativeURL string `json:"serverRelativeURL"`
+		}
+		root := struct {
+			Paths map[string]entry `json:"paths"`
+		}{Paths: map[string]entry{}}
+		for _, gv := range v3.GroupVersions() {
+			if _, hash, ok := v3.Document(gv); ok {
+				root.Paths[gv] = entry{"/openapi/v3/" + gv + "?hash=" + hash}
+			}
+		}
+		for _, gv := range order {
+			_, hash := openapi.CustomResourceDocument(byGV[gv], Version.GitVersion)
+			root.Paths[gv] = entry{"/openapi/v3/" + gv + "?hash=" + hash}
+		}
+		b, _ := json.Marshal(root)
+		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+		w.Header().Set("Cache-Control", "no-cache, private")
+		w.Write(b)
+		return true
+	}
+	gv := strings.TrimPrefix(path, "/openapi/v3/")
+	kinds, ok := byGV[gv]
+	if !ok || scheme.Lookup(kinds[0].Resource.Group, kinds[0].Resource.Version, kinds[0].Resource.Resource) != nil {
+		return false
+	}
+	body, hash := openapi.CustomResourceDocument(kinds, Version.GitVersion)
+	etag := `"` + hash + `"`
+	w.Header().Set("Etag", etag)
+	w.Header().Set("Content-Type", "application/json")
+	switch h := r.URL.Query().Get("hash"); {
+	case h == "":
+		w.Header().Set("Cache-Control", "no-cache, private")
+	case h != hash:
+		w.Header().Set("Cache-Control", "no-cache, private")
+		http.Redirect(w, r, "/openapi/v3/"+gv+"?hash="+hash, http.StatusMovedPermanently)
+		return true
+	default:
+		w.Header().Set("Cache-Control", "public, immutable")
+		w.Header().Set("Expires", time.Now().AddDate(1, 0, 0).UTC().Format(http.TimeFormat))
+	}
+	if r.Header.Get("If-None-Match") == etag {
+		w.WriteHeader(http.StatusNotModified)
+		return true
+	}
+	if r.Method != http.MethodHead {
+		w.Write(body)
+	}
+	return true
+}
