@@ -49,6 +49,7 @@ func TestAuthEndToEnd(t *testing.T) {
 			a.whoami()
 			a.nodeIdentity()
 			a.tokens()
+			a.issuerDiscovery()
 			a.escalation()
 		})
 	}

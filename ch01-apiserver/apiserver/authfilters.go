@@ -31,7 +31,11 @@ func (s *Server) withAuthentication(next http.Handler) http.Handler {
 			return
 		}
 		if !ok {
-			if !isPublicPath(r.URL.Path) {
+			// No credentials at all: the anonymous user, whom the
+			// authorizers then judge like anyone else (RBAC's
+			// system:public-info-viewer lets it read /healthz, /livez,
+			// /readyz, /version); with --anonymous-auth=false, 401.
+			if !s.anonymous {
 				writeStatus(w, r, ErrUnauthorized())
 				return
 			}

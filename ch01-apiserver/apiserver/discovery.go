@@ -146,6 +146,10 @@ func (s *Server) serveDiscovery(w http.ResponseWriter, r *http.Request, info *Re
 			gv = info.APIGroup + "/" + info.APIVersion
 		}
 		list, ok := resourceList(gv, resources)
+		if _, known := versions[info.APIGroup]; !known && info.APIPrefix == "apis" {
+			notServed(w, r)
+			return true
+		}
 		if !ok || (info.APIPrefix == "api" && info.APIGroup != "") {
 			writeStatus(w, r, errNoSuchPath())
 			return true
@@ -158,7 +162,7 @@ func (s *Server) serveDiscovery(w http.ResponseWriter, r *http.Request, info *Re
 func (s *Server) serveGroup(w http.ResponseWriter, r *http.Request, group string, versions map[string][]string) bool {
 	vs, ok := versions[group]
 	if !ok || group == "" {
-		writeStatus(w, r, errNoSuchPath())
+		notServed(w, r)
 		return true
 	}
 	g := apiGroup(group, vs)

@@ -20,11 +20,18 @@ func TestAuthentication(t *testing.T) {
 		b, _ := io.ReadAll(resp.Body)
 		return resp.StatusCode, resp.Header.Get("Content-Type"), string(b)
 	}
-	// No client certificate: anonymous, refused everywhere but the public paths.
-	for _, p := range []string{"/api", "/apis", "/api/v1/namespaces", "/openapi/v2", "/nope"} {
+	// No client certificate: system:anonymous, whom RBAC lets read only the
+	// public paths (upstream's answers, measured).
+	for p, msg := range map[string]string{
+		"/api":               `forbidden: User "system:anonymous" cannot get path "/api"`,
+		"/apis":              `forbidden: User "system:anonymous" cannot get path "/apis"`,
+		"/api/v1/namespaces": `namespaces is forbidden: User "system:anonymous" cannot list resource "namespaces" in API group "" at the cluster scope`,
+		"/openapi/v2":        `forbidden: User "system:anonymous" cannot get path "/openapi/v2"`,
+		"/nope":              `forbidden: User "system:anonymous" cannot get path "/nope"`,
+	} {
 		code, ct, body := get(p)
 		r := response{code: code, body: []byte(body)}
-		r.expectError(t, http.StatusUnauthorized, "Unauthorized", "Unauthorized")
+		r.expectError(t, http.StatusForbidden, "Forbidden", msg)
 		equal(t, p+" Content-Type", ct, "application/json")
 	}
 	for _, p := range []string{"/healthz", "/livez", "/readyz"} {
@@ -71,7 +78,12 @@ func TestLegacyDiscovery(t *testing.T) {
 	jsonEqual(t, "apps group", apps, `{"name":"apps","versions":[{"groupVersion":"apps/v1","version":"v1"}],"preferredVersion":{"groupVersion":"apps/v1","version":"v1"}}`)
 	o = c.get(t, "/apis/apps").must(t, http.StatusOK)
 	equal(t, "kind", o.str("kind"), "APIGroup")
-	c.get(t, "/apis/nope.example.com").expectError(t, http.StatusNotFound, "NotFound", "the server could not find the requested resource")
+	// A group nobody serves: upstream's mux answers in plain text, not with a Status.
+	for _, p := range []string{"/apis/nope.example.com", "/apis/metrics.k8s.io/v1beta1/namespaces/default/pods", "/nope"} {
+		if r := c.get(t, p); r.code != http.StatusNotFound || string(r.body) != "404 page not found\n" || !strings.HasPrefix(r.header.Get("Content-Type"), "text/plain") {
+			t.Errorf("%s: %d %q %s, want upstream's plain 404", p, r.code, r.body, r.header.Get("Content-Type"))
+		}
+	}
 	c.get(t, "/apis/apps/v2").expectError(t, http.StatusNotFound, "NotFound", "the server could not find the requested resource")
 
 	// Every resource a real 1.35 apiserver lists in /api/v1 and /apis/apps/v1

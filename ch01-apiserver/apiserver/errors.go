@@ -44,7 +44,18 @@ func ErrNotFound(group, resource, groupResource, name string) *StatusError {
 // errNoSuchPath is the 404 of a path that names no resource; kubectl prints
 // "the server could not find the requested resource".
 func errNoSuchPath() *StatusError {
-	return newStatus(http.StatusNotFound, metav1.StatusReasonNotFound, "the server could not find the requested resource", nil)
+	return newStatus(http.StatusNotFound, metav1.StatusReasonNotFound, "the server could not find the requested resource", &metav1.StatusDetails{})
+}
+
+// notServed answers a path no API group handles (an unknown group, a path
+// outside /api and /apis) as upstream does: its mux's plain-text 404, not a
+// Status. Clients that ask for an aggregated group that is not there
+// (metrics.k8s.io without a metrics server) see exactly this.
+func notServed(w http.ResponseWriter, r *http.Request) {
+	if lw, ok := w.(*loggingWriter); ok {
+		lw.errMsg = "404 page not found"
+	}
+	http.NotFound(w, r)
 }
 
 // ErrAlreadyExists: `configmaps "cfg" already exists`.

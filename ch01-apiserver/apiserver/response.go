@@ -74,6 +74,11 @@ func (l *loggingWriter) Unwrap() http.ResponseWriter { return l.ResponseWriter }
 func (s *Server) withRecovery(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		start := time.Now()
+		if isPrettyPrint(r) && !isWatchRequest(r) {
+			pw := &prettyWriter{ResponseWriter: w}
+			defer pw.finish() // after the deferred recovery below has written its answer
+			w = pw
+		}
 		lw := &loggingWriter{ResponseWriter: w}
 		defer func() {
 			if p := recover(); p != nil {

@@ -37,6 +37,13 @@ func (q *request) dryRun() bool {
 	return false
 }
 
+// servesGroup reports whether some version of the API group is served.
+func (s *Server) servesGroup(group string) bool {
+	_, versions := discoveryGroups(s.allResources())
+	_, ok := versions[group]
+	return ok
+}
+
 // serveAPI routes /api/... and /apis/... requests: discovery or a resource.
 func (s *Server) serveAPI(w http.ResponseWriter, r *http.Request) {
 	info := requestInfoFrom(r)
@@ -45,6 +52,10 @@ func (s *Server) serveAPI(w http.ResponseWriter, r *http.Request) {
 	}
 	res := s.lookupResource(info.APIGroup, info.APIVersion, info.Resource)
 	notFound := errNoSuchPath()
+	if res == nil && info.APIPrefix == "apis" && !s.servesGroup(info.APIGroup) {
+		notServed(w, r)
+		return
+	}
 	if res == nil || (info.APIPrefix == "api") != (res.Group == "") {
 		writeStatus(w, r, notFound)
 		return

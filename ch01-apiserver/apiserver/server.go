@@ -20,6 +20,7 @@ import (
 	"net/http"
 	"net/http/pprof"
 	"net/netip"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -64,11 +65,18 @@ type Config struct {
 	// AuthorizationModes is --authorization-mode: "Node", "RBAC",
 	// "AlwaysAllow", "AlwaysDeny", asked in order (nil: AlwaysAllow).
 	AuthorizationModes []string
+	// DisableAnonymous is --anonymous-auth=false: a request without
+	// credentials gets 401 instead of going on as system:anonymous.
+	DisableAnonymous bool
 	// ServiceAccountIssuer is the "iss" of ServiceAccount tokens
 	// (--service-account-issuer, default https://kubernetes.default.svc.cluster.local);
 	// APIAudiences are the audiences the apiserver accepts (default: the issuer).
 	ServiceAccountIssuer string
 	APIAudiences         []string
+	// ServiceAccountJWKSURI is the jwks_uri published in the issuer's
+	// discovery document (--service-account-jwks-uri; default: this
+	// apiserver's /openid/v1/jwks).
+	ServiceAccountJWKSURI string
 	// ServiceAccountSigningKey signs TokenRequest tokens
 	// (--service-account-signing-key-file); ServiceAccountKeys verify them
 	// (--service-account-key-file; the signing key's public half is always included).
@@ -159,6 +167,8 @@ type Server struct {
 	authorizer    auth.Chain
 	rbac          *rbac.Authorizer
 	saTokens      *serviceaccount.Tokens
+	// anonymous: requests without credentials go on as system:anonymous.
+	anonymous bool
 	// kubeletClient fetches logs from kubelets (podconnect.go).
 	kubeletOnce   sync.Once
 	kubeletClient *http.Client
@@ -222,6 +232,13 @@ func (s *Server) newAuth(cfg Config) error {
 	nodeAuthorizer := node.NewAuthorizer(nodeObjects{s}, bootstrappolicy.NodeRules())
 	if s.authorizer, err = auth.NewChain(cfg.AuthorizationModes, nodeAuthorizer, s.rbac); err != nil {
 		return err
+	}
+	// Upstream's ApplyAuthorization: anonymous requests and an authorizer
+	// that allows everything would let anyone do anything.
+	s.anonymous = !cfg.DisableAnonymous
+	if s.anonymous && (len(cfg.AuthorizationModes) == 0 || slices.Contains(cfg.AuthorizationModes, auth.ModeAlwaysAllow)) {
+		s.log.Warn("AnonymousAuth is not allowed with the AlwaysAllow authorizer. Resetting AnonymousAuth to false. You should use a different authorizer")
+		s.anonymous = false
 	}
 	s.saTokens = serviceaccount.NewTokens(tokenObjects{s}, cfg.ServiceAccountIssuer, cfg.APIAudiences,
 		cfg.ServiceAccountSigningKey, cfg.ServiceAccountKeys)
@@ -307,6 +324,10 @@ func (s *Server) buildHandler() http.Handler {
 	mux.HandleFunc("/version", s.serveVersion)
 	mux.HandleFunc("/version/", s.serveVersion)
 	mux.Handle("/openapi/", s.openapi)
+	for _, p := range []string{serviceaccount.OpenIDConfigPath, serviceaccount.JWKSPath} {
+		mux.HandleFunc(p, s.serveOpenIDMetadata)
+		mux.HandleFunc(p+"/{$}", s.serveOpenIDMetadata) // the path with a trailing slash, nothing below it
+	}
 	mux.HandleFunc("/api", s.serveAPI)
 	mux.HandleFunc("/api/", s.serveAPI)
 	mux.HandleFunc("/apis", s.serveAPI)
@@ -317,9 +338,7 @@ func (s *Server) buildHandler() http.Handler {
 		mux.HandleFunc("/debug/pprof/symbol", pprof.Symbol)
 		mux.HandleFunc("/debug/pprof/trace", pprof.Trace)
 	}
-	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
-		writeStatus(w, r, errNoSuchPath())
-	})
+	mux.HandleFunc("/", notServed)
 	return s.withRecovery(withRequestInfo(s.withAuthentication(s.withImpersonation(s.withMaxInFlight(s.withAuthorization(mux))))))
 }
 

@@ -41,10 +41,12 @@ type Options struct {
 	LogLevel                    string
 	// Authentication and authorization (see auth.go).
 	AuthorizationMode            string
+	DisableAnonymousAuth         bool // --anonymous-auth=false (kept inverted: Options without AddFlags get the default)
 	TokenAuthFile                string
 	ServiceAccountKeyFiles       stringList
 	ServiceAccountSigningKeyFile string
 	ServiceAccountIssuer         string
+	ServiceAccountJWKSURI        string
 	APIAudiences                 string
 	// EnableGarbageCollector: a garbage collector runs (chapter 4's
 	// controller manager), so DELETE with propagationPolicy Orphan or

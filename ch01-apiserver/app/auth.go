@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 
 	"kubik/ch01-apiserver/apiserver"
@@ -34,6 +35,13 @@ const defaultAuthorizationMode = "Node,RBAC"
 func (o *Options) addAuthFlags(fs *flag.FlagSet) {
 	fs.StringVar(&o.AuthorizationMode, "authorization-mode", defaultAuthorizationMode,
 		"comma-separated authorizers asked in order: Node, RBAC, AlwaysAllow, AlwaysDeny")
+	fs.BoolFunc("anonymous-auth",
+		"requests without credentials go on as system:anonymous (group system:unauthenticated), which the authorizers then judge; false: 401 (default true)",
+		func(v string) error {
+			allow, err := strconv.ParseBool(v)
+			o.DisableAnonymousAuth = !allow
+			return err
+		})
 	fs.StringVar(&o.TokenAuthFile, "token-auth-file", "",
 		`CSV file of static bearer tokens: token,user,uid,"group1,group2"`)
 	fs.Var(&o.ServiceAccountKeyFiles, "service-account-key-file",
@@ -42,6 +50,8 @@ func (o *Options) addAuthFlags(fs *flag.FlagSet) {
 		"PEM private key that signs ServiceAccount tokens (default: DATA_DIR/pki/sa.key, created if missing)")
 	fs.StringVar(&o.ServiceAccountIssuer, "service-account-issuer", apiserver.DefaultServiceAccountIssuer,
 		`the "iss" of ServiceAccount tokens`)
+	fs.StringVar(&o.ServiceAccountJWKSURI, "service-account-jwks-uri", "",
+		"the jwks_uri in the issuer's discovery document, /.well-known/openid-configuration (default: this apiserver's /openid/v1/jwks)")
 	fs.StringVar(&o.APIAudiences, "api-audiences", "",
 		"comma-separated audiences the apiserver accepts in tokens (default: the issuer)")
 }
@@ -84,7 +94,9 @@ func (o *Options) authConfig(cfg *apiserver.Config) error {
 		}
 		cfg.ServiceAccountKeys = append(cfg.ServiceAccountKeys, keys...)
 	}
+	cfg.DisableAnonymous = o.DisableAnonymousAuth
 	cfg.ServiceAccountIssuer = o.ServiceAccountIssuer
+	cfg.ServiceAccountJWKSURI = o.ServiceAccountJWKSURI
 	for _, a := range strings.Split(o.APIAudiences, ",") {
 		if a = strings.TrimSpace(a); a != "" {
 			cfg.APIAudiences = append(cfg.APIAudiences, a)

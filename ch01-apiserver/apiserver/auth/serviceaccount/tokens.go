@@ -87,6 +87,9 @@ func NewTokens(objects Getter, issuer string, audiences []string, signer crypto.
 	return t
 }
 
+// PublicKeys are the keys that verify the tokens (the issuer's JWKS).
+func (t *Tokens) PublicKeys() []crypto.PublicKey { return slices.Clone(t.keys) }
+
 // Extra keys of a ServiceAccount user, upstream's.
 const (
 	extraPodName  = "authentication.kubernetes.io/pod-name"

@@ -213,6 +213,10 @@ func ClusterRoles() []*rbacv1.ClusterRole {
 			rule(v("create"), g("authentication.k8s.io"), "selfsubjectreviews")),
 		clusterRole("system:public-info-viewer",
 			urls(v("get"), "/healthz", "/livez", "/readyz", "/version", "/version/")),
+		// ServiceAccount issuer discovery: every ServiceAccount may read
+		// the issuer's OIDC metadata and keys.
+		clusterRole("system:service-account-issuer-discovery",
+			urls(v("get"), "/.well-known/openid-configuration", "/.well-known/openid-configuration/", "/openid/v1/jwks", "/openid/v1/jwks/")),
 		aggregatedRole("admin", AggregateToAdmin),
 		aggregatedRole("edit", AggregateToEdit, AggregateToAdmin),
 		aggregatedRole("view", AggregateToView, AggregateToEdit),
@@ -336,6 +340,7 @@ func ClusterRoleBindings() []*rbacv1.ClusterRoleBinding {
 		clusterRoleBinding("system:discovery", groupSubject(auth.GroupAuthenticated)),
 		clusterRoleBinding("system:basic-user", groupSubject(auth.GroupAuthenticated)),
 		clusterRoleBinding("system:public-info-viewer", groupSubject(auth.GroupAuthenticated), groupSubject(auth.GroupUnauthenticated)),
+		clusterRoleBinding("system:service-account-issuer-discovery", groupSubject(auth.GroupServiceAccounts)),
 		clusterRoleBinding("system:node"),
 		clusterRoleBinding("system:node-proxier", userSubject(auth.UserKubeProxy)),
 		clusterRoleBinding("system:kube-controller-manager", userSubject(auth.UserKubeControllerManager)),
