@@ -36,18 +36,29 @@ func (s *Server) admitRBAC(ctx context.Context, q *request, obj, old metav1.Obje
 		}
 		rules = o.Rules
 	case *rbacv1.ClusterRole:
-		if old != nil && rulesEqual(o.Rules, old.(*rbacv1.ClusterRole).Rules) && o.AggregationRule == nil {
+		if old != nil && rulesEqual(o.Rules, old.(*rbacv1.ClusterRole).Rules) &&
+			!hasAggregationRule(o) && !hasAggregationRule(old.(*rbacv1.ClusterRole)) {
 			return nil
 		}
 		if s.authorizer.Allowed(ctx, &auth.Attributes{User: user, Verb: "escalate", IsResourceRequest: true, APIGroup: rbacv1.GroupName,
 			Resource: "clusterroles", Name: meta.Name}) {
 			return nil
 		}
-		rules = o.Rules
-		if o.AggregationRule != nil { // an aggregated role may end up with anything
-			rules = []rbacv1.PolicyRule{{Verbs: []string{"*"}, APIGroups: []string{"*"}, Resources: []string{"*"}},
-				{Verbs: []string{"*"}, NonResourceURLs: []string{"*"}}}
+		if err := rbac.ConfirmNoEscalation(ctx, s.rbac, user, ns, o.Rules); err != nil {
+			return ErrForbidden(res.Group, res.Resource, res.GroupResource(), meta.Name, err)
 		}
+		// An aggregated role can gather anything (and setting or changing
+		// the rule can keep a role from being tightened): only who holds
+		// everything may set or change it.
+		if hasAggregationRule(o) || (old != nil && hasAggregationRule(old.(*rbacv1.ClusterRole))) {
+			fullAuthority := []rbacv1.PolicyRule{{Verbs: []string{"*"}, APIGroups: []string{"*"}, Resources: []string{"*"}},
+				{Verbs: []string{"*"}, NonResourceURLs: []string{"*"}}}
+			if err := rbac.ConfirmNoEscalation(ctx, s.rbac, user, ns, fullAuthority); err != nil {
+				return ErrForbidden(res.Group, res.Resource, res.GroupResource(), meta.Name,
+					fmt.Errorf("must have cluster-admin privileges to use the aggregationRule"))
+			}
+		}
+		return nil
 	case *rbacv1.RoleBinding, *rbacv1.ClusterRoleBinding:
 		var ref rbacv1.RoleRef
 		var subjects []rbacv1.Subject
@@ -93,6 +104,10 @@ func (s *Server) admitRBAC(ctx context.Context, q *request, obj, old metav1.Obje
 		return ErrForbidden(res.Group, res.Resource, res.GroupResource(), meta.Name, err)
 	}
 	return nil
+}
+
+func hasAggregationRule(r *rbacv1.ClusterRole) bool {
+	return r.AggregationRule != nil && len(r.AggregationRule.ClusterRoleSelectors) > 0
 }
 
 func rulesEqual(a, b []rbacv1.PolicyRule) bool {

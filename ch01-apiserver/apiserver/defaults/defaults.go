@@ -96,6 +96,10 @@ func Default(obj metav1.Object) {
 		setDefaultsCSIDriver(o)
 	case *storagev1.VolumeAttachment:
 		setDefaultsVolumeAttachment(o)
+	case *rbacv1.Role:
+		setDefaultsRole(o)
+	case *rbacv1.ClusterRole:
+		setDefaultsClusterRole(o)
 	case *rbacv1.RoleBinding:
 		setDefaultsRoleBinding(o)
 	case *rbacv1.ClusterRoleBinding:

@@ -44,3 +44,19 @@ func setDefaultsSubject(s *rbacv1.Subject) {
 		s.APIGroup = rbacv1.GroupName
 	}
 }
+
+// setDefaultsRole and setDefaultsClusterRole are not upstream defaults but
+// what its storage does to them: objects go to etcd in protobuf, which has
+// no empty lists, so `rules: []` comes back as `rules: null`. Here the
+// empty list is dropped on the way in.
+func setDefaultsRole(r *rbacv1.Role) {
+	if len(r.Rules) == 0 {
+		r.Rules = nil
+	}
+}
+
+func setDefaultsClusterRole(r *rbacv1.ClusterRole) {
+	if len(r.Rules) == 0 {
+		r.Rules = nil
+	}
+}
