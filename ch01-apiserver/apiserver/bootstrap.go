@@ -54,6 +54,9 @@ func (s *Server) Bootstrap(ctx context.Context) error {
 			return err
 		}
 	}
+	if err := s.bootstrapFlowControl(ctx); err != nil {
+		return fmt.Errorf("creating the API Priority and Fairness objects: %w", err)
+	}
 	if err := s.upgradeIPAddresses(ctx); err != nil {
 		return fmt.Errorf("upgrading the stored ClusterIPs: %w", err)
 	}
@@ -112,6 +115,11 @@ func (s *Server) ensureDefaultServiceCIDR(ctx context.Context) error {
 
 // ensure creates obj through the normal create path unless it exists.
 func (s *Server) ensure(ctx context.Context, obj metav1.Object) error {
+	return s.ensureAs(ctx, "kube-apiserver", obj)
+}
+
+// ensureAs is ensure with the field manager the object is created by.
+func (s *Server) ensureAs(ctx context.Context, manager string, obj metav1.Object) error {
 	res := resourceOf(obj)
 	if res == nil {
 		return fmt.Errorf("no resource for %T", obj)
@@ -120,7 +128,7 @@ func (s *Server) ensure(ctx context.Context, obj metav1.Object) error {
 	if _, err := s.getObject(ctx, res, meta.Namespace, meta.Name); err == nil {
 		return nil
 	}
-	_, err := s.create(ctx, s.selfRequest(ctx, res, "create", meta.Namespace, meta.Name), obj)
+	_, err := s.create(ctx, s.selfRequestAs(ctx, manager, res, "create", meta.Namespace, meta.Name), obj)
 	var se *StatusError
 	if errors.As(err, &se) && se.Status.Code == http.StatusConflict {
 		return nil // another apiserver was faster
@@ -146,9 +154,14 @@ func resourceOf(obj metav1.Object) *scheme.Resource {
 // system:apiserver in system:masters: what its post-start hooks and
 // controllers write with.
 func (s *Server) selfRequest(ctx context.Context, res *scheme.Resource, verb, namespace, name string) *request {
+	return s.selfRequestAs(ctx, "kube-apiserver", res, verb, namespace, name)
+}
+
+// selfRequestAs is selfRequest recorded under another field manager.
+func (s *Server) selfRequestAs(ctx context.Context, manager string, res *scheme.Resource, verb, namespace, name string) *request {
 	method := map[string]string{"create": http.MethodPost, "update": http.MethodPut}[verb]
 	r, _ := http.NewRequestWithContext(ctx, method, "/", nil)
-	r.Header.Set("User-Agent", "kube-apiserver")
+	r.Header.Set("User-Agent", manager)
 	return &request{w: httptest.NewRecorder(), r: r, res: res,
 		info: &RequestInfo{Verb: verb, Namespace: namespace, Name: name},
 		user: &auth.UserInfo{Name: "system:apiserver", Groups: []string{auth.GroupMasters}}}

@@ -292,6 +292,7 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener, more ...net.Listene
 		srv.Close()
 		return fmt.Errorf("starting the CustomResourceDefinition controllers: %w", err)
 	}
+	go s.runFlowControlStatus(ctx)
 	stopEndpoints := s.runEndpointReconciler(ctx)
 	s.ready.Store(true)
 	s.log.Info("apiserver is ready")

@@ -13,6 +13,7 @@ import (
 	"kubik/ch01-apiserver/api/corev1"
 	"kubik/ch01-apiserver/api/discoveryv1"
 	"kubik/ch01-apiserver/api/eventsv1"
+	"kubik/ch01-apiserver/api/flowcontrolv1"
 	"kubik/ch01-apiserver/api/metav1"
 	"kubik/ch01-apiserver/api/networkingv1"
 	"kubik/ch01-apiserver/api/nodev1"
@@ -205,6 +206,16 @@ var Resources = []*Resource{
 		Verbs: AllVerbs, StoragePrefix: "servicecidrs",
 		Subresources: []Subresource{status("ServiceCIDR")},
 		New:          func() metav1.Object { return &networkingv1.ServiceCIDR{} }},
+
+	// flowcontrol.apiserver.k8s.io/v1
+	{Group: "flowcontrol.apiserver.k8s.io", Version: "v1", Resource: "flowschemas", Singular: "flowschema", Kind: "FlowSchema",
+		Verbs: AllVerbs, StoragePrefix: "flowschemas", Generation: true,
+		Subresources: []Subresource{status("FlowSchema")},
+		New:          func() metav1.Object { return &flowcontrolv1.FlowSchema{} }},
+	{Group: "flowcontrol.apiserver.k8s.io", Version: "v1", Resource: "prioritylevelconfigurations", Singular: "prioritylevelconfiguration", Kind: "PriorityLevelConfiguration",
+		Verbs: AllVerbs, StoragePrefix: "prioritylevelconfigurations", Generation: true,
+		Subresources: []Subresource{status("PriorityLevelConfiguration")},
+		New:          func() metav1.Object { return &flowcontrolv1.PriorityLevelConfiguration{} }},
 
 	// node.k8s.io/v1
 	{Group: "node.k8s.io", Version: "v1", Resource: "runtimeclasses", Singular: "runtimeclass", Kind: "RuntimeClass",

@@ -22,6 +22,7 @@ import (
 	"kubik/ch01-apiserver/api/batchv1"
 	"kubik/ch01-apiserver/api/corev1"
 	"kubik/ch01-apiserver/api/discoveryv1"
+	"kubik/ch01-apiserver/api/flowcontrolv1"
 	"kubik/ch01-apiserver/api/metav1"
 	"kubik/ch01-apiserver/api/networkingv1"
 	"kubik/ch01-apiserver/api/rbacv1"
@@ -104,6 +105,10 @@ func Default(obj metav1.Object) {
 		setDefaultsRoleBinding(o)
 	case *rbacv1.ClusterRoleBinding:
 		setDefaultsClusterRoleBinding(o)
+	case *flowcontrolv1.FlowSchema:
+		setDefaultsFlowSchema(o)
+	case *flowcontrolv1.PriorityLevelConfiguration:
+		setDefaultsPriorityLevelConfiguration(o)
 	case *authenticationv1.TokenRequest:
 		setDefaultsTokenRequestSpec(&o.Spec)
 	}

@@ -18,6 +18,7 @@ import (
 	"kubik/ch01-apiserver/api/corev1"
 	"kubik/ch01-apiserver/api/discoveryv1"
 	"kubik/ch01-apiserver/api/eventsv1"
+	"kubik/ch01-apiserver/api/flowcontrolv1"
 	"kubik/ch01-apiserver/api/metav1"
 	"kubik/ch01-apiserver/api/networkingv1"
 	"kubik/ch01-apiserver/api/nodev1"
@@ -118,6 +119,10 @@ func printerFor(obj metav1.Object) printer {
 		return hpaV1Printer
 	case *nodev1.RuntimeClass:
 		return runtimeClassPrinter
+	case *flowcontrolv1.FlowSchema:
+		return flowSchemaPrinter
+	case *flowcontrolv1.PriorityLevelConfiguration:
+		return priorityLevelConfigurationPrinter
 	case *appsv1.ControllerRevision:
 		return controllerRevisionPrinter
 	case *corev1.ResourceQuota:

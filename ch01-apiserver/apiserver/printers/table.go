@@ -12,6 +12,8 @@ package printers
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
+	"sort"
 	"time"
 
 	"kubik/ch01-apiserver/api/metav1"
@@ -41,6 +43,9 @@ type printer struct {
 	columns []metav1.TableColumnDefinition
 	// row returns the cells of one object and its row conditions.
 	row func(obj metav1.Object, now time.Time) ([]any, []metav1.TableRowCondition)
+	// less, when set, orders a list's rows (upstream's list printers that
+	// sort, as printFlowSchemaList does); nil keeps the storage order.
+	less func(a, b metav1.Object) bool
 }
 
 // Table renders objs as one Table. listMeta gives the Table's metadata:
@@ -70,6 +75,10 @@ func Table(objs []metav1.Object, listMeta metav1.ListMeta, opts Options) (*metav
 	}
 	if !opts.NoHeaders {
 		table.ColumnDefinitions = p.columns
+	}
+	if p.less != nil {
+		objs = slices.Clone(objs)
+		sort.SliceStable(objs, func(i, j int) bool { return p.less(objs[i], objs[j]) })
 	}
 	for _, obj := range objs {
 		cells, conditions := printerFor(obj).row(obj, now)

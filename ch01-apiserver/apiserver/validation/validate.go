@@ -9,6 +9,7 @@ import (
 	"kubik/ch01-apiserver/api/coordinationv1"
 	"kubik/ch01-apiserver/api/corev1"
 	"kubik/ch01-apiserver/api/discoveryv1"
+	"kubik/ch01-apiserver/api/flowcontrolv1"
 	"kubik/ch01-apiserver/api/metav1"
 	"kubik/ch01-apiserver/api/networkingv1"
 	"kubik/ch01-apiserver/api/nodev1"
@@ -108,6 +109,10 @@ func ValidateSubresource(obj, old metav1.Object, subresource string) field.Error
 		return append(meta, validateIngressClass(o)...)
 	case *corev1.ResourceQuota:
 		return append(meta, validateResourceQuotaUpdate(o, old.(*corev1.ResourceQuota))...)
+	case *flowcontrolv1.FlowSchema:
+		return append(meta, withoutMetadata(validateFlowSchema(o))...)
+	case *flowcontrolv1.PriorityLevelConfiguration:
+		return append(meta, withoutMetadata(validatePriorityLevelConfiguration(o))...)
 	case *nodev1.RuntimeClass:
 		meta = append(meta, withoutMetadata(validateRuntimeClass(o))...)
 		return append(meta, validateRuntimeClassUpdate(o, old.(*nodev1.RuntimeClass))...)
@@ -224,6 +229,10 @@ func validateCreate(obj metav1.Object) field.ErrorList {
 		return validateServiceCIDR(o)
 	case *networkingv1.IPAddress:
 		return validateIPAddress(o)
+	case *flowcontrolv1.FlowSchema:
+		return validateFlowSchema(o)
+	case *flowcontrolv1.PriorityLevelConfiguration:
+		return validatePriorityLevelConfiguration(o)
 	case *nodev1.RuntimeClass:
 		return validateRuntimeClass(o)
 	case *certificatesv1.CertificateSigningRequest:
