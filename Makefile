@@ -251,7 +251,7 @@ bench-scheduler: ## ch03 kube-scheduler vs upstream v1.35.4: pods/s, latency at 
 	$(GO) run ./ch03-scheduler/cmd/bench-scheduler -ref-bin $(REF_DIR)/bin -nodes $(NODES) -pods $(PODS) -schedulers $(SCHEDULERS) $(BENCH_FLAGS)
 
 REPLICAS     ?= 1000
-bench-controllers: ## ch04 kube-controller-manager vs upstream v1.35.4: 1000-replica Deployment Available, then a rolling update, on 100 hollow nodes
+bench-controllers: ## ch04 kube-controller-manager vs upstream v1.35.4 on 100 hollow nodes: 1000-replica Deployment (create, rolling update), 100-replica OrderedReady StatefulSet (create, rollout), 1000-pod ReplicationController
 	$(GO) run ./ch04-controllers/cmd/bench-controllers -ref-bin $(REF_DIR)/bin -replicas $(REPLICAS) $(BENCH_FLAGS)
 
 fuzz: ## run every fuzz target for FUZZTIME (default 5s) each

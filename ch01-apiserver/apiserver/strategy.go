@@ -145,6 +145,8 @@ func prepareForUpdate(res *scheme.Resource, obj, old metav1.Object, subresource 
 		if hpa, ok := obj.(*autoscalingv1.HorizontalPodAutoscaler); ok {
 			keepRoundTripAnnotations(hpa, old.(*autoscalingv1.HorizontalPodAutoscaler), autoscalingv2.MetricSpecsAnnotation, autoscalingv2.BehaviorSpecsAnnotation)
 		}
+	case "resize":
+		prepareResize(obj.(*corev1.Pod), old.(*corev1.Pod))
 	case "finalize":
 		ns, oldNS := obj.(*corev1.Namespace), old.(*corev1.Namespace)
 		fin := ns.Spec.Finalizers

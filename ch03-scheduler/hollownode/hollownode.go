@@ -15,7 +15,13 @@
 //     node lifecycle controller of chapter 4 watches);
 //   - the status of the pods bound to it (an informer on
 //     fieldSelector=spec.nodeName=<name>): phase Running, a pod IP from the
-//     node's podCIDR, running and ready containers;
+//     node's podCIDR, running and ready containers, each with the
+//     resources it was given (containerStatuses[].resources) and
+//     status.observedGeneration;
+//   - in-place resizes (a patch of pods/<name>/resize): the new resources
+//     in the containers' statuses when the pod still fits the node, a
+//     PodResizePending condition (Infeasible or Deferred) when not (see
+//     resize.go);
 //   - the end of a graceful deletion: once a pod has a deletionTimestamp, it
 //     "stops the containers" (nothing to stop) and deletes it with grace 0.
 //
@@ -24,11 +30,14 @@
 // controller need both):
 //
 //   - a pod whose restartPolicy is Never or OnFailure and whose first
-//     container's command is ["true"] (or ["false"]) "exits" SimulatedRunTime
-//     after it was reported Running: phase Succeeded with exit code 0 (or
-//     Failed with exit code 1), as `sh -c true` would. Other pods run forever.
-//     (["false"] under OnFailure would restart in place on a real kubelet;
-//     here it keeps running.)
+//     container's command line (command + args) is true, false,
+//     `sh -c "exit N"` or `/bin/sh -c "exit N"` "exits" SimulatedRunTime
+//     after it was reported Running: phase Succeeded with exit code 0, or
+//     Failed with exit code 1 (false) or N, as the real command would (so a
+//     Job of `sh -c "exit 0"` completes). Every other command runs forever,
+//     whatever it would do on a real node. (A non-zero exit under OnFailure
+//     would restart the container in place on a real kubelet; here the pod
+//     keeps running.)
 //   - the annotation kubik.io/simulate-kubelet-stopped="true" on the Node
 //     (AnnotationSimulateStopped: kubectl annotate node hollow-node-2
 //     kubik.io/simulate-kubelet-stopped=true) makes the hollow kubelet fall
@@ -83,7 +92,8 @@ const (
 	// AnnotationSimulateStopped on a Node silences its hollow kubelet (see
 	// the package comment). SIMULATION only.
 	AnnotationSimulateStopped = "kubik.io/simulate-kubelet-stopped"
-	// SimulatedRunTime is how long a pod running ["true"] or ["false"] runs.
+	// SimulatedRunTime is how long a pod whose command exits (true, false,
+	// sh -c "exit N") runs.
 	SimulatedRunTime = time.Second
 
 	// StatusReportInterval is how often the Node's status is written when
@@ -170,7 +180,10 @@ func Run(ctx context.Context, cfg Config) error {
 	n.pods.AddEventHandler(cache.ResourceEventHandlerFuncs[corev1.Pod]{
 		AddFunc:    func(p *corev1.Pod) { n.queue.Add(cache.MetaNamespaceKeyFunc(p)) },
 		UpdateFunc: func(_, p *corev1.Pod) { n.queue.Add(cache.MetaNamespaceKeyFunc(p)) },
-		DeleteFunc: func(p *corev1.Pod) { n.queue.Add(cache.MetaNamespaceKeyFunc(p)) },
+		DeleteFunc: func(p *corev1.Pod) {
+			n.queue.Add(cache.MetaNamespaceKeyFunc(p))
+			n.retryDeferredResizes() // its resources are free again
+		},
 	})
 	go n.pods.Run(ctx)
 	go func() { <-ctx.Done(); n.queue.ShutDown() }()
@@ -329,7 +342,8 @@ func (n *node) processNext(ctx context.Context) bool {
 }
 
 // syncPod is the hollow kubelet's whole pod lifecycle: start (report
-// Running), and finish a graceful deletion.
+// Running), resize in place, "exit" (simulatedExit), and finish a graceful
+// deletion.
 func (n *node) syncPod(ctx context.Context, key string) error {
 	ns, name := cache.SplitMetaNamespaceKey(key)
 	pod, ok := n.pods.GetStore().Get(ns, name)
@@ -360,6 +374,9 @@ func (n *node) syncPod(ctx context.Context, key string) error {
 		n.keepIP(string(pod.UID), pod.Status.PodIP) // after a restart: keep what was given out
 		if exitCode, ok := simulatedExit(pod); ok {
 			return n.finishPod(ctx, key, pod, exitCode)
+		}
+		if resizeRequested(pod) || pendingResize(pod) != nil {
+			return n.syncResize(ctx, key, pod)
 		}
 		if !podReady(pod) {
 			// The node lifecycle controller marked the pod not ready while
@@ -421,23 +438,6 @@ func (n *node) restoreReady(ctx context.Context, key string, pod *corev1.Pod) er
 	return nil
 }
 
-// simulatedExit: the pod's first container runs ["true"] or ["false"]
-// under restartPolicy Never (["true"] also under OnFailure); its exit code.
-func simulatedExit(p *corev1.Pod) (int32, bool) {
-	if len(p.Spec.Containers) == 0 || len(p.Spec.Containers[0].Command) != 1 {
-		return 0, false
-	}
-	never := p.Spec.RestartPolicy == corev1.RestartPolicyNever
-	onFailure := p.Spec.RestartPolicy == corev1.RestartPolicyOnFailure
-	switch cmd := p.Spec.Containers[0].Command[0]; {
-	case cmd == "true" && (never || onFailure):
-		return 0, true
-	case cmd == "false" && never:
-		return 1, true
-	}
-	return 0, false
-}
-
 // finishPod reports the pod's containers exited (SimulatedRunTime after
 // it started): Succeeded with exit code 0, Failed otherwise, as the
 // kubelet's status for a finished pod reads.
@@ -458,6 +458,7 @@ func (n *node) finishPod(ctx context.Context, key string, pod *corev1.Pod, exitC
 	}
 	n.releaseIP(string(p.UID))
 	n.log.Info("SIMULATED pod finished", "pod", key, "phase", p.Status.Phase, "exitCode", exitCode)
+	n.retryDeferredResizes()
 	return nil
 }
 
@@ -466,6 +467,7 @@ func (n *node) finishPod(ctx context.Context, key string, pod *corev1.Pod, exitC
 // PodCompleted (or PodFailed).
 func finishedStatus(p *corev1.Pod, exitCode int32, now metav1.Time) corev1.PodStatus {
 	st := p.Status
+	st.ObservedGeneration = p.Generation
 	phase, reason, condReason := corev1.PodSucceeded, "Completed", "PodCompleted"
 	if exitCode != 0 {
 		phase, reason, condReason = corev1.PodFailed, "Error", "PodFailed"
@@ -542,6 +544,7 @@ func (n *node) releaseIP(uid string) {
 func runningStatus(p *corev1.Pod, hostIP, podIP string, now metav1.Time) corev1.PodStatus {
 	st := p.Status
 	st.Phase = corev1.PodRunning
+	st.ObservedGeneration = p.Generation
 	st.HostIP, st.HostIPs = hostIP, []corev1.HostIP{{IP: hostIP}}
 	st.PodIP, st.PodIPs = podIP, []corev1.PodIP{{IP: podIP}}
 	if st.StartTime == nil {
@@ -568,6 +571,7 @@ func runningStatus(p *corev1.Pod, hostIP, podIP string, now metav1.Time) corev1.
 		if c.RestartPolicy != nil && *c.RestartPolicy == corev1.ContainerRestartPolicyAlways { // a sidecar: keeps running
 			cs.State.Running = &corev1.ContainerStateRunning{StartedAt: now}
 			cs.Ready, cs.Started = true, &started
+			cs.Resources = containerResources(c)
 		} else {
 			cs.State.Terminated = &corev1.ContainerStateTerminated{ExitCode: 0, Reason: "Completed",
 				StartedAt: now, FinishedAt: now, ContainerID: cs.ContainerID}
@@ -580,7 +584,7 @@ func runningStatus(p *corev1.Pod, hostIP, podIP string, now metav1.Time) corev1.
 		st.ContainerStatuses = append(st.ContainerStatuses, corev1.ContainerStatus{
 			Name: c.Name, Image: c.Image, ImageID: "hollow://" + c.Image, ContainerID: containerID(),
 			State: corev1.ContainerState{Running: &corev1.ContainerStateRunning{StartedAt: now}},
-			Ready: true, Started: &started,
+			Ready: true, Started: &started, Resources: containerResources(c),
 		})
 	}
 	return st

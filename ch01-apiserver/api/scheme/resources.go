@@ -61,7 +61,7 @@ var Resources = []*Resource{
 		Subresources: []Subresource{connect("attach", "PodAttachOptions", ConnectVerbs), {Name: "binding", Kind: "Binding", Verbs: CreateOnly},
 			{Name: "eviction", Group: "policy", Version: "v1", Kind: "Eviction", Verbs: CreateOnly},
 			connect("exec", "PodExecOptions", ConnectVerbs), connect("log", "Pod", []string{"get"}),
-			connect("portforward", "PodPortForwardOptions", ConnectVerbs), status("Pod")},
+			connect("portforward", "PodPortForwardOptions", ConnectVerbs), {Name: "resize", Kind: "Pod", Verbs: SubresourceRW}, status("Pod")},
 		New: func() metav1.Object { return &corev1.Pod{} }},
 	{Version: "v1", Resource: "podtemplates", Singular: "podtemplate", Kind: "PodTemplate", Namespaced: true,
 		Verbs: AllVerbs, StoragePrefix: "podtemplates",

@@ -143,6 +143,7 @@ func ValidatePodSpec(spec *corev1.PodSpec, fldPath *field.Path) field.ErrorList 
 	} else {
 		errs = append(errs, validateContainers(spec.Containers, volumes, names, fldPath.Child("containers"), true)...)
 	}
+	errs = append(errs, validateResizePolicies(spec, fldPath)...)
 	errs = append(errs, validateRestartPolicy(spec.RestartPolicy, fldPath.Child("restartPolicy"))...)
 	errs = append(errs, validateDNSPolicy(spec.DNSPolicy, fldPath.Child("dnsPolicy"))...)
 	errs = append(errs, ValidateLabels(spec.NodeSelector, fldPath.Child("nodeSelector"))...)
@@ -429,7 +430,7 @@ func validateResources(r *corev1.ResourceRequirements, fldPath *field.Path) fiel
 			errs = append(errs, field.Invalid(p, q.String(), IsNegativeErrorMsg))
 		}
 		if lim, ok := r.Limits[name]; ok && q.Cmp(lim) > 0 {
-			errs = append(errs, field.Invalid(p, q.String(), fmt.Sprintf("must be less than or equal to %s limit of %s", name, lim.String())))
+			errs = append(errs, field.Invalid(reqPath, q.String(), fmt.Sprintf("must be less than or equal to %s limit of %s", name, lim.String())))
 		}
 	}
 	return errs

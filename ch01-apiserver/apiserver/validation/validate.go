@@ -40,6 +40,9 @@ func ValidateSubresource(obj, old metav1.Object, subresource string) field.Error
 	case *certificatesv1.CertificateSigningRequest:
 		return append(validateCertificateSigningRequestUpdate(o, old.(*certificatesv1.CertificateSigningRequest), subresource), meta...)
 	case *corev1.Pod:
+		if subresource == "resize" {
+			return validatePodResize(o, old.(*corev1.Pod))
+		}
 		return validatePodUpdate(o, old.(*corev1.Pod))
 	case *corev1.Service:
 		return validateServiceUpdate(o, old.(*corev1.Service))

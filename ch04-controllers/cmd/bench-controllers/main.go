@@ -11,7 +11,8 @@
 //     taint stand-in) in one process, --leader-elect=false; the benchmark
 //     waits until every node is Ready and untainted;
 //  2. the controller manager under test as its own process, identity
-//     system:kube-controller-manager, --controllers=deployment,replicaset
+//     system:kube-controller-manager,
+//     --controllers=deployment,replicaset,statefulset,replicationcontroller
 //     --leader-elect=false --kube-api-qps=10000 --kube-api-burst=10000
 //     (so client-side rate limits do not decide the result); a 1-replica
 //     Deployment "warmup" becoming available says it is up (its informers
@@ -22,15 +23,24 @@
 //  4. T2: PATCH its image (what `kubectl set image deployment/big
 //     nginx=nginx:1.27` sends) until the rollout completes as `kubectl
 //     rollout status` decides: observedGeneration current and
-//     updatedReplicas = replicas = availableReplicas = N.
+//     updatedReplicas = replicas = availableReplicas = N;
+//  5. T3: POST the StatefulSet "web" of -sts-replicas pods (OrderedReady:
+//     pod i+1 only once pod i is Ready) until readyReplicas =
+//     availableReplicas = M;
+//  6. T4: PATCH its image until `kubectl rollout status sts/web` would
+//     say done: updatedReplicas = readyReplicas = M and currentRevision =
+//     updateRevision (RollingUpdate replaces the pods one at a time, from
+//     the highest ordinal down);
+//  7. T5: POST the ReplicationController "rc-big" of -rc-replicas pods
+//     until readyReplicas = availableReplicas = R.
 //
 // Upstream's manager also gets --secure-port=0 (no serving, hence no
 // authentication/authorization kubeconfigs) and
 // --use-service-account-credentials=false (one identity for every
 // controller); it talks protobuf, its default (-upstream-content-type).
 //
-// The Deployment is read every 100 ms (-trace prints every change); "created" is when its status first
-// counts N pods (T1) or N updated pods (T2). Both managers' pods go through
+// The object under test is read every 100 ms (-trace prints every change); "created" is when its status
+// first counts all its pods (T1, T3, T5) or all its updated pods (T2, T4). Both managers' pods go through
 // the same scheduler and hollow nodes, so T1 and T2 include their work.
 package main
 
@@ -53,6 +63,8 @@ import (
 
 var (
 	replicasFlag = flag.Int("replicas", 1000, "replicas of the Deployment")
+	stsReplicas  = flag.Int("sts-replicas", 100, "replicas of the StatefulSet (T3, T4; 0 skips them)")
+	rcReplicas   = flag.Int("rc-replicas", 0, "replicas of the ReplicationController (T5; default -replicas, -1 skips it)")
 	nodesFlag    = flag.Int("nodes", 100, "hollow nodes (110 pods each)")
 	managers     = flag.String("controller-managers", "kubik,upstream", "which controller managers to run: kubik, upstream")
 	refBin       = flag.String("ref-bin", ".kubik/ref/bin", "directory with upstream kube-controller-manager (make ref-build)")
@@ -86,9 +98,14 @@ func run(ctx context.Context) error {
 	if *replicasFlag <= 0 || *nodesFlag <= 0 {
 		return fmt.Errorf("-replicas and -nodes must be positive")
 	}
-	if *replicasFlag > 110**nodesFlag*3/4 {
-		return fmt.Errorf("-replicas %d: the rolling update needs up to 125%% of them on %d nodes of 110 pods",
-			*replicasFlag, *nodesFlag)
+	if *rcReplicas == 0 {
+		*rcReplicas = *replicasFlag
+	}
+	// The Deployment's pods (up to 125% during its rolling update) stay
+	// while the StatefulSet's and the ReplicationController's are made.
+	if need := *replicasFlag*5/4 + max(*stsReplicas, 0) + 1 + max(*rcReplicas, 0); need > 110**nodesFlag {
+		return fmt.Errorf("-replicas %d, -sts-replicas %d, -rc-replicas %d: up to %d pods do not fit on %d nodes of 110 pods",
+			*replicasFlag, *stsReplicas, *rcReplicas, need, *nodesFlag)
 	}
 	tmp, cleanup, err := testenv.WorkDir("kubik-bench-controllers-", *keep)
 	if err != nil {
@@ -171,9 +188,12 @@ func build(ctx context.Context, tmp string) (binaries, error) {
 	return bins, nil
 }
 
+// controllers are the controllers both managers run.
+const controllers = "deployment,replicaset,statefulset,replicationcontroller"
+
 // kcmArgs are the flags each controller manager runs with.
 func kcmArgs(which, kubeconfig string, rep int) []string {
-	common := []string{"--kubeconfig", kubeconfig, "--controllers=deployment,replicaset", "--leader-elect=false",
+	common := []string{"--kubeconfig", kubeconfig, "--controllers=" + controllers, "--leader-elect=false",
 		"--kube-api-qps=10000", "--kube-api-burst=10000"}
 	if which == "kubik" {
 		args := append(common, "--log-level=info")

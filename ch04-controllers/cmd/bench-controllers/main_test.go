@@ -79,6 +79,7 @@ func TestSmallRollout(t *testing.T) {
 		t.Skip("end-to-end: builds and runs the cluster and the controller managers")
 	}
 	*replicasFlag, *nodesFlag, *timeout, *stall = 20, 3, 3*time.Minute, time.Minute
+	*stsReplicas, *rcReplicas = 5, 20
 	*refBin = filepath.Join("..", "..", "..", ".kubik", "ref", "bin")
 	tmp := t.TempDir()
 	ctx := context.Background()
@@ -102,8 +103,10 @@ func TestSmallRollout(t *testing.T) {
 			logs, _ := os.ReadFile(r.logPath)
 			t.Fatalf("%s: %v\ncontroller manager log:\n%s", which, r.err, logs)
 		}
-		if r.t1.done <= 0 || r.t2.done <= 0 || r.t1.created > r.t1.done || r.t2.created > r.t2.done {
-			t.Errorf("%s: milestones T1 %+v T2 %+v", which, r.t1, r.t2)
+		for i, m := range []milestones{r.t1, r.t2, r.t3, r.t4, r.t5} {
+			if m.done <= 0 || m.created > m.done {
+				t.Errorf("%s: milestones of T%d: %+v", which, i+1, m)
+			}
 		}
 	}
 }

@@ -45,16 +45,16 @@ type milestones struct {
 // pollInterval is how often the Deployment is read while waiting.
 const pollInterval = 100 * time.Millisecond
 
-// waitFor reads the Deployment every pollInterval from start until done
-// says the phase is over, noting when created first holds.
-func waitFor(ctx context.Context, c *rest.Client, start time.Time, timeout time.Duration,
-	created, done func(d *appsv1.Deployment) bool, describe func(d *appsv1.Deployment) string) (milestones, error) {
+// waitFor reads the object "default"/name every pollInterval from start
+// until done says the phase is over, noting when created first holds.
+func waitFor[T any, PT rest.Object[T]](ctx context.Context, c *rest.Client, name string, start time.Time, timeout time.Duration,
+	created, done func(d *T) bool, describe func(d *T) string) (milestones, error) {
 	var m milestones
-	var last *appsv1.Deployment
+	var last *T
 	deadline := start.Add(timeout)
 	lastState, changed := "", time.Now()
 	for {
-		d, err := rest.Get[appsv1.Deployment](ctx, c, "default", deploymentName)
+		d, err := rest.Get[T, PT](ctx, c, "default", name)
 		now := time.Since(start)
 		if err == nil {
 			last = d
@@ -130,7 +130,7 @@ func createDeployment(ctx context.Context, c *rest.Client, n int32, timeout time
 	if _, err := rest.Create(ctx, c, newDeployment(n)); err != nil {
 		return milestones{}, err
 	}
-	return waitFor(ctx, c, start, timeout,
+	return waitFor(ctx, c, deploymentName, start, timeout,
 		func(d *appsv1.Deployment) bool { return d.Status.Replicas == n }, available(n), describe)
 }
 
@@ -141,7 +141,7 @@ func setImage(ctx context.Context, c *rest.Client, n int32, timeout time.Duratio
 		[]byte(setImagePatch), ""); err != nil {
 		return milestones{}, err
 	}
-	return waitFor(ctx, c, start, timeout,
+	return waitFor(ctx, c, deploymentName, start, timeout,
 		func(d *appsv1.Deployment) bool {
 			return d.Status.ObservedGeneration >= d.Generation && d.Status.UpdatedReplicas == n
 		}, rolledOut(n), describe)

@@ -21,7 +21,9 @@ type result struct {
 	err    error
 	warmup time.Duration // process start → the 1-replica "warmup" Deployment available
 	t1, t2 milestones
-	// CPU used from T1's start to T2's end (from /proc/<pid>/stat).
+	// The StatefulSet (T3 create, T4 rollout) and the ReplicationController (T5).
+	t3, t4, t5 milestones
+	// CPU used from T1's start to the last phase's end (from /proc/<pid>/stat).
 	kcmCPU, clusterCPU time.Duration
 	// Events the controllers wrote in "default": objects, and the sum of
 	// their counts.
@@ -101,6 +103,19 @@ func (r *result) measure(ctx context.Context, which string, rep int, bins binari
 	if r.t2, err = setImage(ctx, admin, n, *timeout); err != nil {
 		return fmt.Errorf("T2 (set image): %w", err)
 	}
+	if m := int32(*stsReplicas); m > 0 {
+		if r.t3, err = createStatefulSet(ctx, admin, m, *timeout); err != nil {
+			return fmt.Errorf("T3 (StatefulSet create): %w", err)
+		}
+		if r.t4, err = rollStatefulSet(ctx, admin, m, *timeout); err != nil {
+			return fmt.Errorf("T4 (StatefulSet set image): %w", err)
+		}
+	}
+	if m := int32(*rcReplicas); m > 0 {
+		if r.t5, err = createReplicationController(ctx, admin, m, *timeout); err != nil {
+			return fmt.Errorf("T5 (ReplicationController create): %w", err)
+		}
+	}
 	r.events, r.eventCount, err = countEvents(ctx, admin)
 	return err
 }
@@ -138,8 +153,20 @@ func (r *result) print() {
 		fmt.Printf("  T2 set image: %d updated pods counted after %v, rollout complete after %v\n", *replicasFlag,
 			r.t2.created.Round(time.Millisecond), r.t2.done.Round(time.Millisecond))
 	}
+	if r.t3.done > 0 {
+		fmt.Printf("  T3 StatefulSet create: %d pods counted after %v, all ready after %v\n", *stsReplicas,
+			r.t3.created.Round(time.Millisecond), r.t3.done.Round(time.Millisecond))
+	}
+	if r.t4.done > 0 {
+		fmt.Printf("  T4 StatefulSet set image: %d updated pods counted after %v, rollout complete after %v\n", *stsReplicas,
+			r.t4.created.Round(time.Millisecond), r.t4.done.Round(time.Millisecond))
+	}
+	if r.t5.done > 0 {
+		fmt.Printf("  T5 ReplicationController create: %d pods counted after %v, all ready after %v\n", *rcReplicas,
+			r.t5.created.Round(time.Millisecond), r.t5.done.Round(time.Millisecond))
+	}
 	if r.kcmCPU > 0 {
-		fmt.Printf("  CPU during T1+T2: controller manager %.1fs, cluster (apiserver, etcd, scheduler, hollow nodes) %.1fs\n",
+		fmt.Printf("  CPU during T1..T5: controller manager %.1fs, cluster (apiserver, etcd, scheduler, hollow nodes) %.1fs\n",
 			r.kcmCPU.Seconds(), r.clusterCPU.Seconds())
 	}
 	if r.events > 0 {
@@ -195,11 +222,15 @@ func logProblems(logPath string) ([]string, int) {
 // printTable prints the side-by-side table: T1 and T2 in seconds, and our
 // time over upstream's (below 1: ours is faster).
 func printTable(kcms []string, results map[string]*result) {
-	fmt.Printf("\n%d-replica Deployment on %d hollow nodes (Kubik apiserver + our scheduler), controllers deployment,replicaset:\n",
-		*replicasFlag, *nodesFlag)
+	fmt.Printf("\n%d-replica Deployment, %d-replica StatefulSet, %d-replica ReplicationController on %d hollow nodes\n",
+		*replicasFlag, *stsReplicas, *rcReplicas, *nodesFlag)
+	fmt.Printf("(Kubik apiserver + our scheduler), controllers %s:\n", controllers)
 	fmt.Println("  T1 = POST Deployment → availableReplicas=N and Available=True")
 	fmt.Println("  T2 = PATCH image → updatedReplicas = replicas = availableReplicas = N (rollout status done)")
-	fmt.Println("  created = the Deployment's status first counts N pods (T1) / N updated pods (T2); the rest of T1 is")
+	fmt.Println("  T3 = POST StatefulSet (OrderedReady) → readyReplicas = availableReplicas = M")
+	fmt.Println("  T4 = PATCH its image → updatedReplicas = readyReplicas = M, currentRevision = updateRevision")
+	fmt.Println("  T5 = POST ReplicationController → readyReplicas = availableReplicas = R")
+	fmt.Println("  created = the status first counts all pods / all updated pods; the rest of a phase is")
 	fmt.Println("    mostly our scheduler binding and the hollow nodes reporting the pods Ready, the same for both")
 	header := []string{"phase"}
 	for _, s := range kcms {
@@ -236,6 +267,14 @@ func printTable(kcms []string, results map[string]*result) {
 	phase("  of which: all N pods created", func(r *result) time.Duration { return r.t1.created })
 	phase("T2 set image", func(r *result) time.Duration { return r.t2.done })
 	phase("  of which: all N new pods created", func(r *result) time.Duration { return r.t2.created })
+	if *stsReplicas > 0 {
+		phase("T3 StatefulSet create", func(r *result) time.Duration { return r.t3.done })
+		phase("T4 StatefulSet set image", func(r *result) time.Duration { return r.t4.done })
+	}
+	if *rcReplicas > 0 {
+		phase("T5 ReplicationController create", func(r *result) time.Duration { return r.t5.done })
+		phase("  of which: all R pods created", func(r *result) time.Duration { return r.t5.created })
+	}
 	phase("controller manager CPU s", func(r *result) time.Duration { return r.kcmCPU })
 	row := []string{"Events written (objects)"}
 	for _, s := range kcms {
