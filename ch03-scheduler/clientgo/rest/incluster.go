@@ -75,3 +75,18 @@ func InClusterNamespace() string {
 	}
 	return "default"
 }
+
+// BuildConfigFromFlags is the configuration of a program's --kubeconfig:
+// the file when one is named, the in-cluster configuration otherwise.
+// Upstream: k8s.io/client-go/tools/clientcmd.BuildConfigFromFlags (without
+// its --master override).
+func BuildConfigFromFlags(kubeconfigPath string) (Config, error) {
+	if kubeconfigPath == "" {
+		return InClusterConfig()
+	}
+	k, err := pki.LoadKubeconfig(kubeconfigPath)
+	if err != nil {
+		return Config{}, err
+	}
+	return Config{Kubeconfig: k}, nil
+}

@@ -30,7 +30,6 @@ import (
 	"syscall"
 	"time"
 
-	"kubik/ch01-apiserver/pki"
 	"kubik/ch03-scheduler/clientgo/rest"
 	"kubik/ch03-scheduler/clientgo/tools/cache"
 	"kubik/ch07-kube-proxy/dns"
@@ -96,7 +95,7 @@ func run(ctx context.Context, o options, log *slog.Logger) error {
 		}
 		cidrs = append(cidrs, p)
 	}
-	cfg, err := clientConfig(o.kubeconfig)
+	cfg, err := rest.BuildConfigFromFlags(o.kubeconfig)
 	if err != nil {
 		return err
 	}
@@ -144,19 +143,6 @@ func run(ctx context.Context, o options, log *slog.Logger) error {
 	}
 	cancel()
 	return err
-}
-
-// clientConfig reads the kubeconfig, or, without one, the pod's
-// service-account configuration.
-func clientConfig(kubeconfig string) (rest.Config, error) {
-	if kubeconfig == "" {
-		return rest.InClusterConfig()
-	}
-	k, err := pki.LoadKubeconfig(kubeconfig)
-	if err != nil {
-		return rest.Config{}, err
-	}
-	return rest.Config{Kubeconfig: k}, nil
 }
 
 // serveHTTP serves h on addr until ctx ends; an empty addr serves nothing.

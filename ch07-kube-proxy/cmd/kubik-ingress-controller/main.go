@@ -30,7 +30,6 @@ import (
 	"syscall"
 	"time"
 
-	"kubik/ch01-apiserver/pki"
 	"kubik/ch03-scheduler/clientgo/rest"
 	"kubik/ch03-scheduler/clientgo/tools/leaderelection"
 	"kubik/ch04-controllers/record"
@@ -72,7 +71,7 @@ func main() {
 }
 
 func run(ctx context.Context, o options, log *slog.Logger) error {
-	cfg, err := clientConfig(o.kubeconfig)
+	cfg, err := rest.BuildConfigFromFlags(o.kubeconfig)
 	if err != nil {
 		return err
 	}
@@ -169,17 +168,4 @@ func serve(ctx context.Context, s *http.Server, useTLS bool, errc chan<- error, 
 		defer cancel()
 		s.Shutdown(sctx)
 	}()
-}
-
-// clientConfig reads the kubeconfig, or, without one, the pod's
-// service-account configuration.
-func clientConfig(kubeconfig string) (rest.Config, error) {
-	if kubeconfig == "" {
-		return rest.InClusterConfig()
-	}
-	k, err := pki.LoadKubeconfig(kubeconfig)
-	if err != nil {
-		return rest.Config{}, err
-	}
-	return rest.Config{Kubeconfig: k}, nil
 }
