@@ -112,6 +112,9 @@ func normalizeIPTables(save, keepNS string) (string, error) {
 			c.Rules, c.Deleted = rules, false
 			chains = append(chains, c)
 		}
+		if keepNS != "" {
+			chains = dropUnreferencedEmpty(chains)
+		}
 		sort.SliceStable(chains, func(i, j int) bool { return chains[i].Name < chains[j].Name })
 		t.Chains = chains
 	}
@@ -124,6 +127,31 @@ func normalizeIPTables(save, keepNS string) (string, error) {
 	sort.Slice(tables, func(i, j int) bool { return tables[i].Name < tables[j].Name })
 	dump.Tables = tables
 	return dump.String(), nil
+}
+
+// dropUnreferencedEmpty drops the service chains left without rules and
+// without a kept rule jumping to them: another namespace's (a NodePort
+// Service with no endpoints yet has an empty KUBE-EXT- chain, whose
+// rules would have named its namespace).
+var serviceChain = regexp.MustCompile(`^KUBE-(SVC|SVL|EXT|FW|SEP)-`)
+
+func dropUnreferencedEmpty(chains []pt.IPTablesChain) []pt.IPTablesChain {
+	targets := map[string]bool{}
+	for _, c := range chains {
+		for _, r := range c.Rules {
+			if m := jumpTarget.FindStringSubmatch(r); m != nil {
+				targets[m[1]] = true
+			}
+		}
+	}
+	var out []pt.IPTablesChain
+	for _, c := range chains {
+		if len(c.Rules) == 0 && serviceChain.MatchString(c.Name) && !targets[c.Name] {
+			continue
+		}
+		out = append(out, c)
+	}
+	return out
 }
 
 // sortByService orders rules by the Service their comment names; rules

@@ -62,6 +62,12 @@ func TestNormalizeIPTables(t *testing.T) {
 		!strings.Contains(only, "rules/clusterip:http -> 10.244.200.1:8080") || !strings.Contains(only, "must be the last rule") {
 		t.Errorf("only namespace rules:\n%s", only)
 	}
+	// Another namespace's NodePort Service without endpoints: its empty
+	// KUBE-EXT- chain names no namespace, but nothing kept jumps to it.
+	withEmpty := strings.Replace(iptablesSample, ":KUBIK-POSTRTG - [0:0]\n", ":KUBIK-POSTRTG - [0:0]\n:KUBE-EXT-LMIF6E2ENBFJUXGU - [0:0]\n", 1)
+	if got, err := normalizeIPTables(withEmpty, "rules"); err != nil || got != only {
+		t.Errorf("an unreferenced empty service chain is kept (%v):\n%s", err, got)
+	}
 }
 
 const nftSample = `table ip kube-proxy {

@@ -207,6 +207,11 @@ func (s *Server) reconcileCRD(ctx context.Context, q *crdQueue, name string) {
 	if c := apiextensions.APIApprovalCondition(crd); c != nil {
 		apiextensionsv1.SetCRDCondition(&want, *c) // upstream's apiapproval controller
 	}
+	// Serve the resources before the status says Established: a client
+	// that waits for the condition (kubectl wait) may ask at once.
+	if apiextensionsv1.IsCRDConditionTrue(&want, apiextensionsv1.Established) {
+		s.crds.Set(&want)
+	}
 	if changed(crd.Status, want.Status) {
 		if crd, err = s.writeCRDStatus(ctx, crd.Name, want.Status); err != nil {
 			log.Warn("updating the CustomResourceDefinition's status", "err", err)
