@@ -1,12 +1,9 @@
 package apiserver
 
 import (
-	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"net/http"
-	"reflect"
 	"slices"
 
 	apiextensionsv1 "kubik/ch01-apiserver/api/apiextensionsv1"
@@ -231,64 +228,6 @@ func (s *Server) customScale(cr *apiextensions.Served, obj metav1.Object) (*auto
 		return nil, ErrInternal(err)
 	}
 	return sc, nil
-}
-
-// handleCustomScaleUpdate: PUT or PATCH .../scale of a custom resource
-// writes the replicas at specReplicasPath.
-func (s *Server) handleCustomScaleUpdate(ctx context.Context, q *request, cr *apiextensions.Served, patchBody []byte) error {
-	var desired *autoscalingv1.Scale
-	if patchBody == nil {
-		obj, err := s.decodeBody(q, scaleKind)
-		if err != nil {
-			return err
-		}
-		desired = obj.(*autoscalingv1.Scale)
-	}
-	updated, _, err := s.update(ctx, q, q.info.Name, "scale", func(old metav1.Object) (metav1.Object, error) {
-		u := old.(*apiextensions.Unstructured)
-		cur, err := s.customScale(cr, u)
-		if err != nil {
-			return nil, err
-		}
-		want := desired
-		if patchBody != nil {
-			curJSON, _ := json.Marshal(cur)
-			patched, err := s.applyPatch(q, curJSON, patchBody, reflect.TypeOf(autoscalingv1.Scale{}))
-			if err != nil {
-				return nil, err
-			}
-			obj, err := s.decodeJSON(q, scaleKind, patched, &autoscalingv1.Scale{})
-			if err != nil {
-				return nil, err
-			}
-			want = obj.(*autoscalingv1.Scale)
-			if want.ResourceVersion == cur.ResourceVersion {
-				want.ResourceVersion = ""
-			}
-		}
-		if want.Name != q.info.Name {
-			return nil, ErrBadRequest(fmt.Sprintf("the name of the object (%s) does not match the name on the URL (%s)", want.Name, q.info.Name))
-		}
-		if want.Spec.Replicas < 0 {
-			return nil, ErrInvalid("autoscaling", "Scale", want.Name, []metav1.StatusCause{{Type: metav1.CauseTypeFieldValueInvalid,
-				Message: fmt.Sprintf("Invalid value: %d: must be greater than or equal to 0", want.Spec.Replicas), Field: "spec.replicas"}},
-				fmt.Sprintf("spec.replicas: Invalid value: %d: must be greater than or equal to 0", want.Spec.Replicas))
-		}
-		if err := cr.SetSpecReplicas(u, want.Spec.Replicas); err != nil {
-			return nil, ErrInternal(err)
-		}
-		u.ResourceVersion = want.ResourceVersion
-		return u, nil
-	}, false)
-	if err != nil {
-		return err
-	}
-	sc, err := s.customScale(cr, updated)
-	if err != nil {
-		return err
-	}
-	writeJSON(q.w, http.StatusOK, sc)
-	return nil
 }
 
 // startCRDDeletion is the CRD registry's Delete: the first delete sets the

@@ -101,9 +101,6 @@ func (s *Server) handlePatch(ctx context.Context, q *request) error {
 	if err != nil {
 		return err
 	}
-	if q.info.Subresource == "scale" && q.custom != nil {
-		return s.handleCustomScaleUpdate(ctx, q, q.custom, body)
-	}
 	if q.info.Subresource == "scale" {
 		return s.handleScaleUpdate(ctx, q, body)
 	}

@@ -154,15 +154,7 @@ func (s *Server) handleGet(ctx context.Context, q *request) error {
 	switch q.info.Subresource {
 	case "", "status", "approval", "resize":
 	case "scale":
-		if q.custom != nil {
-			sc, err := s.customScale(q.custom, obj)
-			if err != nil {
-				return err
-			}
-			writeJSON(q.w, http.StatusOK, sc)
-			return nil
-		}
-		sc, err := scaleFrom(obj)
+		sc, err := s.scaleOf(q, obj)
 		if err != nil {
 			return err
 		}
@@ -258,9 +250,6 @@ func (s *Server) handleUpdate(ctx context.Context, q *request) error {
 	}
 	if err := validateUpdateOptions(q); err != nil {
 		return err
-	}
-	if q.info.Subresource == "scale" && q.custom != nil {
-		return s.handleCustomScaleUpdate(ctx, q, q.custom, nil)
 	}
 	if q.info.Subresource == "scale" {
 		return s.handleScaleUpdate(ctx, q, nil)

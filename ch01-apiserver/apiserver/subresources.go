@@ -13,6 +13,7 @@ import (
 	"kubik/ch01-apiserver/api/corev1"
 	"kubik/ch01-apiserver/api/metav1"
 	"kubik/ch01-apiserver/api/scheme"
+	"kubik/ch01-apiserver/apiserver/apiextensions"
 	"kubik/ch01-apiserver/apiserver/selection"
 	"kubik/ch01-apiserver/storage"
 )
@@ -91,7 +92,7 @@ func (s *Server) handleScaleUpdate(ctx context.Context, q *request, patchBody []
 		desired = obj.(*autoscalingv1.Scale)
 	}
 	updated, _, err := s.update(ctx, q, q.info.Name, "scale", func(old metav1.Object) (metav1.Object, error) {
-		cur, err := scaleFrom(old)
+		cur, err := s.scaleOf(q, old)
 		if err != nil {
 			return nil, err
 		}
@@ -119,18 +120,41 @@ func (s *Server) handleScaleUpdate(ctx context.Context, q *request, patchBody []
 				Message: fmt.Sprintf("Invalid value: %d: must be greater than or equal to 0", want.Spec.Replicas), Field: "spec.replicas"}},
 				fmt.Sprintf("spec.replicas: Invalid value: %d: must be greater than or equal to 0", want.Spec.Replicas))
 		}
-		setReplicas(old, want.Spec.Replicas)
+		if err := s.setScaleReplicas(q, old, want.Spec.Replicas); err != nil {
+			return nil, err
+		}
 		old.GetObjectMeta().ResourceVersion = want.ResourceVersion
 		return old, nil
 	}, false)
 	if err != nil {
 		return err
 	}
-	sc, err := scaleFrom(updated)
+	sc, err := s.scaleOf(q, updated)
 	if err != nil {
 		return err
 	}
 	writeJSON(q.w, http.StatusOK, sc)
+	return nil
+}
+
+// scaleOf is obj's Scale: a built-in kind's replicas and selector, or a
+// custom resource's, at the paths its CRD names.
+func (s *Server) scaleOf(q *request, obj metav1.Object) (*autoscalingv1.Scale, error) {
+	if q.custom != nil {
+		return s.customScale(q.custom, obj)
+	}
+	return scaleFrom(obj)
+}
+
+// setScaleReplicas writes the replicas of a scale update into obj.
+func (s *Server) setScaleReplicas(q *request, obj metav1.Object, n int32) error {
+	if q.custom != nil {
+		if err := q.custom.SetSpecReplicas(obj.(*apiextensions.Unstructured), n); err != nil {
+			return ErrInternal(err)
+		}
+		return nil
+	}
+	setReplicas(obj, n)
 	return nil
 }
 
