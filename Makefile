@@ -278,6 +278,11 @@ ref-down: ## stop the reference cluster
 compare: ref-build ## run SCENARIO against Kubik and a fresh reference cluster; print the differences and the score
 	@scripts/ensure-deps.sh etcd=etcd-server
 	$(GO) run ./compare/cmd/compare -kubectl $(KUBECTL_VERSION) -ref-bin $(REF_DIR)/bin $(SCENARIO)
+	@# Every scenario (the default SCENARIO) also means chapter 7's kube-proxy cell: rule dumps live, as root.
+	@if [ '$(SCENARIO)' = 'compare/scenarios/*.md' ]; then \
+	  if [ "$$(id -u)" = 0 ]; then $(MAKE) --no-print-directory compare-proxy; \
+	  else echo "compare: kube-proxy's rule dumps need root (make compare-proxy as root)"; fi; \
+	fi
 
 compare-golden: ## the same against the recorded goldens (no upstream build needed)
 	$(GO) run ./compare/cmd/compare -against-golden -kubectl $(KUBECTL_VERSION) $(SCENARIO)
