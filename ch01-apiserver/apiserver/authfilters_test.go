@@ -78,6 +78,8 @@ func TestAnonymousAuth(t *testing.T) {
 
 // TestPrettyPrint: curl, Wget and browsers get indented JSON, as from
 // upstream (measured: the same bytes for a Status); ?pretty decides first.
+// Compact answers end with a newline (json.Encoder's), indented ones do not
+// (json.MarshalIndent's); /version is indented for everyone.
 func TestPrettyPrint(t *testing.T) {
 	store := storage.NewMemory(0)
 	t.Cleanup(func() { store.Close() })
@@ -85,7 +87,7 @@ func TestPrettyPrint(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	const compact = `{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"forbidden: User \"system:anonymous\" cannot get path \"/api\"","reason":"Forbidden","details":{},"code":403}`
+	const compact = `{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"forbidden: User \"system:anonymous\" cannot get path \"/api\"","reason":"Forbidden","details":{},"code":403}` + "\n"
 	const indented = "{\n  \"kind\": \"Status\",\n  \"apiVersion\": \"v1\",\n  \"metadata\": {},\n  \"status\": \"Failure\",\n" +
 		"  \"message\": \"forbidden: User \\\"system:anonymous\\\" cannot get path \\\"/api\\\"\",\n  \"reason\": \"Forbidden\",\n  \"details\": {},\n  \"code\": 403\n}"
 	for _, tc := range []struct{ ua, query, want string }{
@@ -100,8 +102,15 @@ func TestPrettyPrint(t *testing.T) {
 		r.Header.Set("User-Agent", tc.ua)
 		w := httptest.NewRecorder()
 		s.Handler().ServeHTTP(w, r)
-		if got := strings.TrimRight(w.Body.String(), "\n"); w.Code != 403 || got != tc.want {
-			t.Errorf("%s %s: %d\n%s\nwant\n%s", tc.ua, tc.query, w.Code, got, tc.want)
+		if got := w.Body.String(); w.Code != 403 || got != tc.want {
+			t.Errorf("%s %s: %d\n%q\nwant\n%q", tc.ua, tc.query, w.Code, got, tc.want)
 		}
+	}
+	r := httptest.NewRequest("GET", "/version", nil)
+	r.Header.Set("User-Agent", "Go-http-client/1.1")
+	w := httptest.NewRecorder()
+	s.Handler().ServeHTTP(w, r)
+	if got := w.Body.String(); w.Code != 200 || !strings.HasPrefix(got, "{\n  \"major\": \"1\",\n") || !strings.HasSuffix(got, "\"\n}") {
+		t.Errorf("/version: %d\n%s\nwant upstream's indented JSON without a final newline", w.Code, got)
 	}
 }

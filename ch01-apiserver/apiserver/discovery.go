@@ -298,5 +298,5 @@ func (s *Server) writeAggregated(w http.ResponseWriter, version string, groups [
 	w.Header().Set("Cache-Control", "no-cache, private")
 	b, _ := jsonMarshal(doc)
 	w.WriteHeader(http.StatusOK)
-	w.Write(b)
+	w.Write(append(b, '\n'))
 }

@@ -73,5 +73,5 @@ func (s *Server) serveVersion(w http.ResponseWriter, r *http.Request) {
 	v := Version
 	v.GoVersion = runtime.Version()
 	v.Platform = runtime.GOOS + "/" + runtime.GOARCH
-	writeJSON(w, http.StatusOK, v)
+	writeRawJSON(w, http.StatusOK, v)
 }

@@ -70,7 +70,7 @@ func (s *Server) writeListJSON(ctx context.Context, q *request, opts listOptions
 	if !ok {
 		return ErrInternal(fmt.Errorf("unexpected list envelope %s", envelope))
 	}
-	size := len(head) + len("]}")
+	size := len(head) + len("]}\n")
 	for _, b := range items {
 		size += len(b)
 	}
@@ -82,7 +82,7 @@ func (s *Server) writeListJSON(ctx context.Context, q *request, opts listOptions
 	w := bufio.NewWriterSize(q.w, 64<<10)
 	w.Write(head)
 	items.WriteTo(w)
-	w.WriteString("]}")
+	w.WriteString("]}\n")
 	w.Flush()
 	return nil
 }

@@ -9,12 +9,27 @@ import (
 	"time"
 )
 
-// writeJSON writes any value as JSON with the given status code.
+// writeJSON writes any value as JSON with the given status code, ended by
+// a newline as upstream's serializer ends it (json.Encoder.Encode).
 func writeJSON(w http.ResponseWriter, code int, v any) {
 	b, err := json.Marshal(v)
 	if err != nil {
 		b, _ = json.Marshal(ErrInternal(err).Status)
 		code = http.StatusInternalServerError
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Cache-Control", "no-cache, private")
+	w.WriteHeader(code)
+	w.Write(append(b, '\n'))
+}
+
+// writeRawJSON writes v indented, whoever asks, and without the final
+// newline: upstream's responsewriters.WriteRawJSON, which answers /version.
+func writeRawJSON(w http.ResponseWriter, code int, v any) {
+	b, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		writeJSON(w, http.StatusInternalServerError, ErrInternal(err).Status)
+		return
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.Header().Set("Cache-Control", "no-cache, private")
