@@ -114,3 +114,23 @@ func TestPrettyPrint(t *testing.T) {
 		t.Errorf("/version: %d\n%s\nwant upstream's indented JSON without a final newline", w.Code, got)
 	}
 }
+
+// TestAuditID: every answer carries an Audit-Id, the client's own when it
+// sent one (upstream's WithAuditInit).
+func TestAuditID(t *testing.T) {
+	s := testServer(t)
+	ids := map[string]bool{}
+	for _, sent := range []string{"", "", "my-request-1"} {
+		r := httptest.NewRequest("GET", "/version", nil)
+		if sent != "" {
+			r.Header.Set("Audit-ID", sent)
+		}
+		w := httptest.NewRecorder()
+		s.Handler().ServeHTTP(w, r)
+		got := w.Header().Get("Audit-Id")
+		if got == "" || ids[got] || (sent != "" && got != sent) {
+			t.Fatalf("sent Audit-ID %q: got %q (seen %v)", sent, got, ids)
+		}
+		ids[got] = true
+	}
+}

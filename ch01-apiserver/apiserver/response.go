@@ -89,6 +89,13 @@ func (l *loggingWriter) Unwrap() http.ResponseWriter { return l.ResponseWriter }
 func (s *Server) withRecovery(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		start := time.Now()
+		// Every answer names its request, as upstream's WithAuditInit does:
+		// the client's own Audit-ID if it sent one, a new UUID otherwise.
+		auditID := r.Header.Get("Audit-ID")
+		if auditID == "" {
+			auditID = newUID()
+		}
+		w.Header().Set("Audit-Id", auditID)
 		if isPrettyPrint(r) && !isWatchRequest(r) {
 			pw := &prettyWriter{ResponseWriter: w}
 			defer pw.finish() // after the deferred recovery below has written its answer
