@@ -36,6 +36,7 @@ type watchEncoder struct {
 	flusher   http.Flusher
 	table     bool
 	sentTable bool
+	batching  bool // more events are waiting: write without flushing
 }
 
 func (e *watchEncoder) send(eventType string, obj any) error {
@@ -69,11 +70,18 @@ func watchLine(eventType string, raw []byte) []byte {
 	return append(line, "}\n"...)
 }
 
+// write writes one event and flushes it to the client, unless more events
+// are already waiting (e.batching): then the flush comes after the last of
+// them, as upstream's serveWatch flushes only when its channel is empty. A
+// burst of events then leaves in a few large writes instead of one HTTP/2
+// frame and one wake-up of the connection per event per watcher.
 func (e *watchEncoder) write(line []byte) error {
 	if _, err := e.w.Write(line); err != nil {
 		return err
 	}
-	e.flusher.Flush()
+	if !e.batching {
+		e.flusher.Flush()
+	}
 	return nil
 }
 
@@ -208,25 +216,50 @@ func (s *Server) serveWatch(q *request) {
 			if !ok {
 				return
 			}
-			lastRev = ev.KV.ModRevision
-			eventType, obj, err := s.convertEvent(q, &opts, ev, !enc.table)
-			if err != nil {
-				enc.send(metav1.Error, asStatus(err).Status)
-				return
+			// This event and every one already waiting behind it, then one flush.
+			enc.batching = true
+			for {
+				lastRev = ev.KV.ModRevision
+				if err := s.sendEvent(enc, &opts, ev); err != nil {
+					return
+				}
+				waiting := false
+				select {
+				case ev, ok = <-events:
+					waiting = true
+				default:
+				}
+				if !waiting {
+					break
+				}
+				if !ok { // the storage ended the watch
+					enc.flusher.Flush()
+					return
+				}
 			}
-			if eventType == "" {
-				continue
-			}
-			if enc.table {
-				err = enc.send(eventType, obj)
-			} else {
-				err = enc.sendShared(ev.Cache, eventType, obj)
-			}
-			if err != nil {
-				return
-			}
+			enc.batching = false
+			enc.flusher.Flush()
 		}
 	}
+}
+
+// sendEvent writes one storage event to a watcher, as its selectors see it
+// (convertEvent); an event that is not for it writes nothing. An error is
+// the end of the watch: an ERROR event has been sent, or the client is gone.
+func (s *Server) sendEvent(enc *watchEncoder, opts *listOptions, ev storage.Event) error {
+	eventType, obj, err := s.convertEvent(enc.q, opts, ev, !enc.table)
+	if err != nil {
+		enc.batching = false
+		enc.send(metav1.Error, asStatus(err).Status)
+		return err
+	}
+	if eventType == "" {
+		return nil
+	}
+	if enc.table {
+		return enc.send(eventType, obj)
+	}
+	return enc.sendShared(ev.Cache, eventType, obj)
 }
 
 // convertEvent turns a storage event into a watch event for this watcher's
