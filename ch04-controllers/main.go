@@ -9,6 +9,13 @@
 //	kubectl create deployment web --image=nginx --replicas=3
 //	kubectl rollout status deployment/web
 //
+// Beside it runs the chapter's own example controller, the Website operator
+// (package website: CRD websites.kubik.io, identity kubik:website-controller;
+// --website-controller=false turns it off):
+//
+//	kubectl apply -f ch04-controllers/website/testdata/hello.yaml
+//	kubectl get websites
+//
 // The wiring is package cluster4 (chapter 5's cluster5 adds a real node).
 // Chapter 3's stand-in for the node lifecycle controller (package
 // notreadytaint) does not run: the nodelifecycle controller removes the
