@@ -39,6 +39,8 @@ import (
 //   - CertificateApproval, CertificateSigning and
 //     CertificateSubjectRestriction (admission_certificates.go), after
 //     validation.
+//   - MutatingAdmissionWebhook and ValidatingAdmissionWebhook
+//     (admission_webhook.go): the webhooks of the webhook configurations.
 //   - LimitRanger (admission_limits.go) and ResourceQuota
 //     (admission_quota.go); their checks run after validation
 //     (validateAdmission).
@@ -93,7 +95,7 @@ func (s *Server) admit(ctx context.Context, q *request, obj, old metav1.Object) 
 			return err
 		}
 	}
-	return nil
+	return s.admitWebhooks(ctx, q, obj, old) // MutatingAdmissionWebhook
 }
 
 // validateAdmission runs the validating admission plugins that come after
@@ -105,6 +107,9 @@ func (s *Server) validateAdmission(ctx context.Context, q *request, obj, old met
 		if err := s.validateCertificateAdmission(ctx, q, csr, old); err != nil {
 			return err
 		}
+	}
+	if err := s.validateWebhooks(ctx, q, obj, old); err != nil { // ValidatingAdmissionWebhook
+		return err
 	}
 	if q.info.Subresource != "" || (old != nil && old.GetObjectMeta().DeletionTimestamp != nil) {
 		return nil
@@ -151,7 +156,7 @@ func (s *Server) admitDelete(ctx context.Context, q *request, namespace, name st
 	if err := s.admitNodeDelete(ctx, q, namespace, name); err != nil {
 		return err
 	}
-	return nil
+	return s.deleteWebhooks(ctx, q, namespace, name)
 }
 
 const serviceAccountMountPath = "/var/run/secrets/kubernetes.io/serviceaccount"

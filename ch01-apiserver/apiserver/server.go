@@ -33,6 +33,7 @@ import (
 	"kubik/ch01-apiserver/apiserver/auth/rbac"
 	"kubik/ch01-apiserver/apiserver/auth/rbac/bootstrappolicy"
 	"kubik/ch01-apiserver/apiserver/auth/serviceaccount"
+	"kubik/ch01-apiserver/apiserver/webhook"
 	"kubik/ch01-apiserver/storage"
 )
 
@@ -179,6 +180,10 @@ type Server struct {
 	// crds: the custom resources this server serves (customresource.go,
 	// crdcontrollers.go).
 	crds *apiextensions.Registry
+	// webhooks: the admission webhooks, from a watch of their
+	// configurations (admission_webhook.go).
+	webhookSource *webhook.Source
+	webhooks      *webhook.Dispatcher
 }
 
 // New builds the server. Call Bootstrap (or Run) to create the initial objects.
@@ -211,6 +216,7 @@ func New(cfg Config) (*Server, error) {
 		cfg.Logger = slog.Default()
 	}
 	s := &Server{cfg: cfg, log: cfg.Logger.With("component", "apiserver"), crds: apiextensions.NewRegistry()}
+	s.newWebhooks()
 	s.ipAlloc = newIPAllocator(cfg.Storage, cfg.ServiceClusterIPRange)
 	s.portAlloc = newPortAllocator(cfg.Storage, cfg.NodePortMin, cfg.NodePortMax)
 	s.openapi = newOpenAPIHandler(scheme.Resources, Version.GitVersion, s.serveCustomOpenAPI)
@@ -291,6 +297,10 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener, more ...net.Listene
 	if err := s.startCRDControllers(ctx); err != nil {
 		srv.Close()
 		return fmt.Errorf("starting the CustomResourceDefinition controllers: %w", err)
+	}
+	if err := s.webhookSource.Start(ctx); err != nil {
+		srv.Close()
+		return fmt.Errorf("starting the admission webhook configuration watch: %w", err)
 	}
 	go s.runFlowControlStatus(ctx)
 	stopEndpoints := s.runEndpointReconciler(ctx)

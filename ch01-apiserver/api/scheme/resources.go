@@ -1,6 +1,7 @@
 package scheme
 
 import (
+	"kubik/ch01-apiserver/api/admissionregistrationv1"
 	"kubik/ch01-apiserver/api/apiextensionsv1"
 	"kubik/ch01-apiserver/api/appsv1"
 	"kubik/ch01-apiserver/api/authenticationv1"
@@ -85,6 +86,15 @@ var Resources = []*Resource{
 		ShortNames: []string{"svc"}, Categories: []string{"all"}, Verbs: []string{"create", "delete", "deletecollection", "get", "list", "patch", "update", "watch"}, StoragePrefix: "services/specs",
 		Subresources: []Subresource{status("Service")},
 		New:          func() metav1.Object { return &corev1.Service{} }},
+
+	// admissionregistration.k8s.io/v1: the admission webhooks the apiserver
+	// calls (apiserver/webhook).
+	{Group: "admissionregistration.k8s.io", Version: "v1", Resource: "mutatingwebhookconfigurations", Singular: "mutatingwebhookconfiguration", Kind: "MutatingWebhookConfiguration",
+		Categories: []string{"api-extensions"}, Verbs: AllVerbs, StoragePrefix: "mutatingwebhookconfigurations",
+		New: func() metav1.Object { return &admissionregistrationv1.MutatingWebhookConfiguration{} }},
+	{Group: "admissionregistration.k8s.io", Version: "v1", Resource: "validatingwebhookconfigurations", Singular: "validatingwebhookconfiguration", Kind: "ValidatingWebhookConfiguration",
+		Categories: []string{"api-extensions"}, Verbs: AllVerbs, StoragePrefix: "validatingwebhookconfigurations",
+		New: func() metav1.Object { return &admissionregistrationv1.ValidatingWebhookConfiguration{} }},
 
 	// apiextensions.k8s.io/v1: CustomResourceDefinitions. The resources they
 	// define are not in this table: each apiserver serves them from its own

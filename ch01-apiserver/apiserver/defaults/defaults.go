@@ -15,6 +15,7 @@
 package defaults
 
 import (
+	"kubik/ch01-apiserver/api/admissionregistrationv1"
 	"kubik/ch01-apiserver/api/appsv1"
 	"kubik/ch01-apiserver/api/authenticationv1"
 	"kubik/ch01-apiserver/api/autoscalingv1"
@@ -85,6 +86,10 @@ func Default(obj metav1.Object) {
 		setDefaultsIngressClass(o)
 	case *schedulingv1.PriorityClass:
 		setDefaultsPriorityClass(o)
+	case *admissionregistrationv1.ValidatingWebhookConfiguration:
+		setDefaultsValidatingWebhookConfiguration(o)
+	case *admissionregistrationv1.MutatingWebhookConfiguration:
+		setDefaultsMutatingWebhookConfiguration(o)
 	case *resourcev1.ResourceClaim:
 		setDefaultsResourceClaim(o)
 	case *resourcev1.ResourceClaimTemplate:

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"kubik/ch01-apiserver/api/admissionregistrationv1"
 	"kubik/ch01-apiserver/api/appsv1"
 	"kubik/ch01-apiserver/api/autoscalingv1"
 	"kubik/ch01-apiserver/api/autoscalingv2"
@@ -79,6 +80,10 @@ func printerFor(obj metav1.Object) printer {
 		return endpointSlicePrinter
 	case *schedulingv1.PriorityClass:
 		return priorityClassPrinter
+	case *admissionregistrationv1.ValidatingWebhookConfiguration:
+		return validatingWebhookConfigurationPrinter
+	case *admissionregistrationv1.MutatingWebhookConfiguration:
+		return mutatingWebhookConfigurationPrinter
 	case *resourcev1.DeviceClass:
 		return deviceClassPrinter
 	case *resourcev1.ResourceClaim:

@@ -1,6 +1,7 @@
 package validation
 
 import (
+	"kubik/ch01-apiserver/api/admissionregistrationv1"
 	"kubik/ch01-apiserver/api/appsv1"
 	"kubik/ch01-apiserver/api/autoscalingv1"
 	"kubik/ch01-apiserver/api/autoscalingv2"
@@ -70,6 +71,10 @@ func ValidateSubresource(obj, old metav1.Object, subresource string) field.Error
 	case *batchv1.Job:
 		meta = append(meta, validateJob(o)...)
 		return append(meta, validateJobUpdate(o, old.(*batchv1.Job))...)
+	case *admissionregistrationv1.ValidatingWebhookConfiguration:
+		return append(meta, validateValidatingWebhookConfiguration(o)...)
+	case *admissionregistrationv1.MutatingWebhookConfiguration:
+		return append(meta, validateMutatingWebhookConfiguration(o)...)
 	case *schedulingv1.PriorityClass:
 		meta = append(meta, validatePriorityClass(o)...)
 		return append(meta, validatePriorityClassUpdate(o, old.(*schedulingv1.PriorityClass))...)
@@ -198,6 +203,10 @@ func validateCreate(obj metav1.Object) field.ErrorList {
 		return validateEndpointSlice(o)
 	case *schedulingv1.PriorityClass:
 		return validatePriorityClass(o)
+	case *admissionregistrationv1.ValidatingWebhookConfiguration:
+		return validateValidatingWebhookConfiguration(o)
+	case *admissionregistrationv1.MutatingWebhookConfiguration:
+		return validateMutatingWebhookConfiguration(o)
 	case *resourcev1.DeviceClass:
 		return validateDeviceClass(o)
 	case *resourcev1.ResourceClaim:
