@@ -254,6 +254,14 @@ REPLICAS     ?= 1000
 bench-controllers: ## ch04 kube-controller-manager vs upstream v1.35.4 on 100 hollow nodes: 1000-replica Deployment (create, rolling update), 100-replica OrderedReady StatefulSet (create, rollout), 1000-pod ReplicationController
 	$(GO) run ./ch04-controllers/cmd/bench-controllers -ref-bin $(REF_DIR)/bin -replicas $(REPLICAS) $(BENCH_FLAGS)
 
+helm: ## build helm v3.22.0 into .kubik/bin for chapter 1's Helm test (once, a few minutes; go.mod untouched; the test runs this itself)
+	@scripts/ensure-helm.sh
+
+.PHONY: helm bench-crd
+bench-crd: ## ch02 custom resources vs upstream kube-apiserver v1.35.4 on fresh etcds: creates/s (5000, 4 clients) and LIST 10k of a CR, the same for ConfigMaps, side by side
+	@scripts/ensure-deps.sh etcd=etcd-server
+	$(GO) run ./ch02-etcd-store/cmd/bench -crd -ref-bin $(REF_DIR)/bin $(BENCH_FLAGS)
+
 fuzz: ## run every fuzz target for FUZZTIME (default 5s) each
 	@FUZZTIME=$(FUZZTIME) GO=$(GO) scripts/fuzz.sh
 

@@ -2,8 +2,10 @@ package apiserver
 
 import (
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"strings"
+	"sync"
 	"time"
 
 	"kubik/ch01-apiserver/api/scheme"
@@ -21,6 +23,12 @@ import (
 func (s *Server) serveCustomOpenAPI(w http.ResponseWriter, r *http.Request, v3 *openapi.V3) bool {
 	custom := s.crds.Resources()
 	if len(custom) == 0 || (r.Method != http.MethodGet && r.Method != http.MethodHead) {
+		return false
+	}
+	if r.URL.Path == "/openapi/v2" {
+		return s.serveCustomOpenAPIV2(w, r, custom)
+	}
+	if !strings.HasPrefix(r.URL.Path, "/openapi/v3") {
 		return false
 	}
 	byGV := map[string][]openapi.CustomKind{}
@@ -79,6 +87,64 @@ func (s *Server) serveCustomOpenAPI(w http.ResponseWriter, r *http.Request, v3 *
 		w.Header().Set("Cache-Control", "public, immutable")
 		w.Header().Set("Expires", time.Now().AddDate(1, 0, 0).UTC().Format(http.TimeFormat))
 	}
+	if r.Header.Get("If-None-Match") == etag {
+		w.WriteHeader(http.StatusNotModified)
+		return true
+	}
+	if r.Method != http.MethodHead {
+		w.Write(body)
+	}
+	return true
+}
+
+// v2Document is the last /openapi/v2 built with custom resources, kept
+// until the served custom resources or their schemas change.
+type v2Document struct {
+	key                 string
+	json, proto         []byte
+	jsonETag, protoETag string
+}
+
+// v2Cache holds one Server's v2Document.
+type v2Cache struct {
+	mu  sync.Mutex
+	doc v2Document
+}
+
+// serveCustomOpenAPIV2 answers /openapi/v2 with the custom resources'
+// paths and definitions merged in: JSON by default, protobuf when asked
+// (kubectl asks), as upstream's aggregated v2 handler.
+func (s *Server) serveCustomOpenAPIV2(w http.ResponseWriter, r *http.Request, custom []*scheme.Resource) bool {
+	var kinds []openapi.CustomKind
+	var key strings.Builder
+	for _, res := range custom {
+		if scheme.Lookup(res.Group, res.Version, res.Resource) != nil {
+			continue
+		}
+		var schema []byte
+		if cr := s.crds.Served(res); cr != nil {
+			schema, _ = json.Marshal(cr.Schema)
+		}
+		kinds = append(kinds, openapi.CustomKind{Resource: res, Schema: schema})
+		fmt.Fprintf(&key, "%s/%s/%s/%s/%v/%v\x00%s\x00", res.Group, res.Version, res.Resource, res.Kind, res.Namespaced, res.Subresources, schema)
+	}
+	s.openAPIV2.mu.Lock()
+	doc := s.openAPIV2.doc
+	if doc.key != key.String() || doc.json == nil {
+		c := openapi.BuildV2CustomResources(kinds)
+		doc = v2Document{key: key.String(), json: openapi.V2JSON(Version.GitVersion, c), proto: openapi.V2Protobuf(Version.GitVersion, c)}
+		doc.jsonETag, doc.protoETag = openapi.V2ETag(doc.json), openapi.V2ETag(doc.proto)
+		s.openAPIV2.doc = doc
+	}
+	s.openAPIV2.mu.Unlock()
+
+	body, etag, ctype := doc.json, doc.jsonETag, "application/json"
+	if strings.Contains(r.Header.Get("Accept"), "protobuf") {
+		body, etag, ctype = doc.proto, doc.protoETag, openapi.V2ContentType
+	}
+	w.Header().Set("Etag", etag)
+	w.Header().Set("Content-Type", ctype)
+	w.Header().Set("Cache-Control", "no-cache, private")
 	if r.Header.Get("If-None-Match") == etag {
 		w.WriteHeader(http.StatusNotModified)
 		return true

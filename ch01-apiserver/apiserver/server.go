@@ -180,6 +180,9 @@ type Server struct {
 	// crds: the custom resources this server serves (customresource.go,
 	// crdcontrollers.go).
 	crds *apiextensions.Registry
+	// openAPIV2: the last /openapi/v2 built with the custom resources
+	// (customresource_openapi.go).
+	openAPIV2 v2Cache
 	// webhooks: the admission webhooks, from a watch of their
 	// configurations (admission_webhook.go).
 	webhookSource *webhook.Source
