@@ -28,6 +28,7 @@ import (
 	"kubik/ch03-scheduler/clientgo/rest"
 	"kubik/ch03-scheduler/clientgo/tools/leaderelection"
 	"kubik/ch04-controllers/controller"
+	"kubik/ch04-controllers/garbagecollector"
 	"kubik/ch04-controllers/podautoscaler"
 	"kubik/ch04-controllers/podgc"
 )
@@ -59,6 +60,12 @@ type Config struct {
 	// terminated pods the pod-garbage-collector keeps (≤ 0: all).
 	ResourceQuotaSyncPeriod  time.Duration
 	TerminatedPodGCThreshold int
+	// DiscoverySyncPeriod is how often the garbage collector and the
+	// resourcequota controller read discovery again, to cover the
+	// resources of CustomResourceDefinitions created later (0: upstream's
+	// 30 s, garbagecollector.SyncPeriod). Upstream has no flag for it; the
+	// tests shorten it.
+	DiscoverySyncPeriod time.Duration
 	// ClusterSigningCertFile and ClusterSigningKeyFile are the CA the
 	// csrsigning controller issues certificates from (none: it does not
 	// sign); ClusterSigningDuration is the longest certificate it issues.
@@ -100,6 +107,7 @@ func (c *Config) AddFlags(fs *flag.FlagSet) {
 	fs.Float64Var(&c.KubeAPIQPS, "kube-api-qps", 20, "QPS to use while talking with kubernetes apiserver.")
 	fs.IntVar(&c.KubeAPIBurst, "kube-api-burst", 30, "Burst to use while talking with kubernetes apiserver.")
 	fs.DurationVar(&c.ResourceQuotaSyncPeriod, "resource-quota-sync-period", 5*time.Minute, "The period for syncing quota usage status in the system")
+	fs.DurationVar(&c.DiscoverySyncPeriod, "discovery-sync-period", garbagecollector.SyncPeriod, "How often the garbage collector and the resource quota controller read discovery again (not an upstream flag: upstream fixes 30s).")
 	fs.IntVar(&c.TerminatedPodGCThreshold, "terminated-pod-gc-threshold", podgc.DefaultTerminatedPodGCThreshold, "Number of terminated pods that can exist before the terminated pod garbage collector starts deleting terminated pods. If <= 0, the terminated pod garbage collector is disabled.")
 	fs.StringVar(&c.ClusterSigningCertFile, "cluster-signing-cert-file", c.ClusterSigningCertFile, "Filename containing a PEM-encoded X509 CA certificate used to issue cluster-scoped certificates.")
 	fs.StringVar(&c.ClusterSigningKeyFile, "cluster-signing-key-file", c.ClusterSigningKeyFile, "Filename containing a PEM-encoded RSA or ECDSA private key used to sign cluster-scoped certificates.")

@@ -135,8 +135,8 @@ func Descriptors() []Descriptor {
 		// persistentvolume-binder controllers (upstream's workers: 20 GC
 		// workers, 10 namespace workers, 1 for the other two).
 		{Name: GarbageCollector, ConcurrencyFlag: "concurrent-gc-syncs", DefaultConcurrency: 20,
-			New: func(cc *controller.ControllerContext, _ *Config) (Controller, error) {
-				return garbagecollector.NewGarbageCollector(cc)
+			New: func(cc *controller.ControllerContext, cfg *Config) (Controller, error) {
+				return garbagecollector.NewGarbageCollector(cc, garbagecollector.Options{SyncPeriod: cfg.DiscoverySyncPeriod})
 			}},
 		{Name: "namespace", ConcurrencyFlag: "concurrent-namespace-syncs", DefaultConcurrency: 10,
 			New: func(cc *controller.ControllerContext, _ *Config) (Controller, error) {
@@ -152,7 +152,8 @@ func Descriptors() []Descriptor {
 			}},
 		{Name: "resourcequota", ConcurrencyFlag: "concurrent-resource-quota-syncs", DefaultConcurrency: 5,
 			New: func(cc *controller.ControllerContext, cfg *Config) (Controller, error) {
-				return resourcequota.NewController(cc, resourcequota.Options{ResyncPeriod: cfg.ResourceQuotaSyncPeriod})
+				return resourcequota.NewController(cc, resourcequota.Options{ResyncPeriod: cfg.ResourceQuotaSyncPeriod,
+					DiscoverySyncPeriod: cfg.DiscoverySyncPeriod})
 			}},
 		{Name: "pod-garbage-collector",
 			New: func(cc *controller.ControllerContext, cfg *Config) (Controller, error) {

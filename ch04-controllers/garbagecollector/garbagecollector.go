@@ -28,9 +28,12 @@
 //     solid: a stale cache never deletes anything.
 //   - operations.go, patch.go: the GET, DELETE and PATCH requests.
 //
-// Simplified: resources are discovered once at start (upstream re-discovers
-// every 30 s for new CRDs); every monitor is its own metadata informer
-// (upstream shares the typed informers where they exist).
+// Resources are discovered at start and again every SyncPeriod (Sync): a
+// CustomResourceDefinition created later gets its monitor, the monitor of a
+// resource no longer served stops.
+//
+// Simplified: every monitor is its own metadata informer (upstream shares
+// the typed informers where they exist).
 //
 // Upstream: pkg/controller/garbagecollector.
 package garbagecollector
@@ -41,6 +44,7 @@ import (
 	"fmt"
 	"kubik/ch04-controllers/record"
 	"log/slog"
+	"maps"
 	"slices"
 	"sync"
 	"time"
@@ -56,12 +60,25 @@ import (
 // are many. Upstream: garbagecollector.DefaultIgnoredResources.
 var DefaultIgnoredResources = map[string]bool{"events": true, "events.events.k8s.io": true}
 
+// SyncPeriod is how often the collector re-reads discovery (Sync).
+// Upstream: the syncPeriod kube-controller-manager starts the collector with.
+const SyncPeriod = 30 * time.Second
+
+// Options are the collector's settings.
+type Options struct {
+	// SyncPeriod is how often discovery is read again (0: SyncPeriod).
+	SyncPeriod time.Duration
+}
+
 // GarbageCollector runs the graph builder and the workers.
 type GarbageCollector struct {
-	client *rest.Client
-	log    *slog.Logger
-	mapper *controller.RESTMapper
-	gb     *GraphBuilder
+	client     *rest.Client
+	log        *slog.Logger
+	syncPeriod time.Duration
+	// mapper resolves owner references; Sync replaces it.
+	mapperLock sync.RWMutex
+	mapper     *controller.RESTMapper
+	gb         *GraphBuilder
 	// discoveryErr: some groups could not be discovered; their objects are
 	// neither monitored nor collected.
 	discoveryErr error
@@ -72,7 +89,7 @@ type GarbageCollector struct {
 // NewGarbageCollector discovers the deletable resources and prepares a
 // monitor for each. Discovery is retried until it works or ctx ends (it is
 // the apiserver this process just connected to).
-func NewGarbageCollector(cc *controller.ControllerContext) (*GarbageCollector, error) {
+func NewGarbageCollector(cc *controller.ControllerContext, opts Options) (*GarbageCollector, error) {
 	log := cc.Log
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
@@ -88,17 +105,16 @@ func NewGarbageCollector(cc *controller.ControllerContext) (*GarbageCollector, e
 	recorder := record.NewRecorder(cc.Client, "garbage-collector-controller", log)
 	gc := newGarbageCollector(cc.Client, resources, err, recorder, log)
 	gc.runRecorder = recorder.Run
+	if opts.SyncPeriod > 0 {
+		gc.syncPeriod = opts.SyncPeriod
+	}
 	return gc, nil
 }
 
 func newGarbageCollector(c *rest.Client, resources []*scheme.Resource, discoveryErr error, recorder eventRecorder, log *slog.Logger) *GarbageCollector {
-	gc := &GarbageCollector{client: c, log: log, mapper: controller.NewRESTMapper(resources),
-		gb: newGraphBuilder(recorder, log), discoveryErr: discoveryErr}
-	for _, r := range GetDeletableResources(resources) {
-		inf := cache.New[metav1.PartialObjectMetadata](c, cache.Options{Resource: r, Logger: log})
-		inf.AddEventHandler(gc.gb.handlerFor(r))
-		gc.gb.monitors = append(gc.gb.monitors, &monitor{resource: r, informer: inf})
-	}
+	gc := &GarbageCollector{client: c, log: log, syncPeriod: SyncPeriod, mapper: controller.NewRESTMapper(resources),
+		gb: newGraphBuilder(c, recorder, log), discoveryErr: discoveryErr}
+	gc.gb.syncMonitors(GetDeletableResources(resources))
 	return gc
 }
 
@@ -125,7 +141,9 @@ func (gc *GarbageCollector) Run(ctx context.Context, workers int) {
 	if gc.discoveryErr != nil {
 		gc.log.Warn("some resources could not be discovered; they are not garbage collected", "err", gc.discoveryErr)
 	}
+	gb.monitorLock.Lock()
 	gc.log.Info("starting", "monitors", len(gb.monitors))
+	gb.monitorLock.Unlock()
 	if gc.runRecorder != nil {
 		go gc.runRecorder(ctx)
 	}
@@ -136,6 +154,7 @@ func (gc *GarbageCollector) Run(ctx context.Context, workers int) {
 	}
 	gc.log.Info("all resource monitors have synced; proceeding to collect garbage")
 	var wg sync.WaitGroup
+	wg.Go(func() { gc.Sync(ctx, gc.syncPeriod) })
 	for range max(workers, 1) {
 		wg.Go(func() {
 			for gc.processAttemptToDeleteWorker(ctx) {
@@ -150,6 +169,79 @@ func (gc *GarbageCollector) Run(ctx context.Context, workers int) {
 	gb.attemptToDelete.ShutDown()
 	gb.attemptToOrphan.ShutDown()
 	wg.Wait()
+}
+
+// Sync re-reads discovery every period until ctx ends; when the deletable
+// resources changed it replaces the RESTMapper and the monitors, and waits
+// (at most a period) for the new monitors to list. Upstream:
+// GarbageCollector.Sync.
+func (gc *GarbageCollector) Sync(ctx context.Context, period time.Duration) {
+	old := resourceSet(gc.gb.resources())
+	t := time.NewTicker(period)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+		all, err := controller.ServerPreferredResources(ctx, gc.client)
+		var partial *controller.ErrGroupDiscoveryFailed
+		if err != nil && !errors.As(err, &partial) {
+			gc.log.Info("failed to discover resources", "err", err)
+			continue
+		}
+		if partial != nil {
+			// Keep the monitored resources of the groups that failed this
+			// time: upstream does not stop what it cannot see.
+			all = append(all, failedGroups(gc.gb.resources(), partial)...)
+		}
+		deletable := GetDeletableResources(all)
+		now := resourceSet(deletable)
+		if maps.Equal(old, now) {
+			continue
+		}
+		gc.mapperLock.Lock()
+		gc.mapper = controller.NewRESTMapper(all)
+		gc.mapperLock.Unlock()
+		added, removed := gc.gb.syncMonitors(deletable)
+		gc.log.Info("synced monitors", "added", added, "removed", removed)
+		waitCtx, cancel := context.WithTimeout(ctx, period)
+		if !cache.WaitForCacheSync(waitCtx, gc.gb.IsSynced) {
+			gc.log.Info("timed out waiting for dependency graph builder sync during GC sync")
+		}
+		cancel()
+		old = now
+	}
+}
+
+// restMapper returns the current RESTMapper.
+func (gc *GarbageCollector) restMapper() *controller.RESTMapper {
+	gc.mapperLock.RLock()
+	defer gc.mapperLock.RUnlock()
+	return gc.mapper
+}
+
+// resourceSet is a set of group versions and resources, to tell whether
+// discovery changed.
+func resourceSet(rs []*scheme.Resource) map[string]bool {
+	s := map[string]bool{}
+	for _, r := range rs {
+		s[r.GroupVersion()+"/"+r.Resource] = true
+	}
+	return s
+}
+
+// failedGroups are the monitored resources of the group versions
+// discovery could not read.
+func failedGroups(monitored []*scheme.Resource, partial *controller.ErrGroupDiscoveryFailed) []*scheme.Resource {
+	var out []*scheme.Resource
+	for _, r := range monitored {
+		if _, failed := partial.Groups[r.GroupVersion()]; failed {
+			out = append(out, r)
+		}
+	}
+	return out
 }
 
 // Errors that end an item's processing without a retry.
@@ -328,7 +420,7 @@ func (gc *GarbageCollector) isDangling(ctx context.Context, ref metav1.OwnerRefe
 	if gc.gb.absentOwnerCache.Has(key) {
 		return true, nil, nil
 	}
-	r, err := gc.mapper.ResourceFor(ref.APIVersion, ref.Kind)
+	r, err := gc.restMapper().ResourceFor(ref.APIVersion, ref.Kind)
 	if err != nil {
 		return false, nil, err
 	}

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"kubik/ch01-apiserver/api/corev1"
 	"kubik/ch01-apiserver/api/metav1"
@@ -47,12 +48,19 @@ func (f *fakeRecorder) Eventf(_ corev1.ObjectReference, eventType, reason, forma
 // fake recorder) against env until the test ends.
 func startGC(t *testing.T, env *controllertest.Env) (*GarbageCollector, *fakeRecorder) {
 	t.Helper()
+	return startGCWithSyncPeriod(t, env, SyncPeriod)
+}
+
+// startGCWithSyncPeriod is startGC with discovery read again every period.
+func startGCWithSyncPeriod(t *testing.T, env *controllertest.Env, period time.Duration) (*GarbageCollector, *fakeRecorder) {
+	t.Helper()
 	resources, err := controller.ServerPreferredResources(env.Ctx, env.CC.Client)
 	if err != nil {
 		t.Fatal(err)
 	}
 	rec := &fakeRecorder{}
 	gc := newGarbageCollector(env.CC.Client, resources, nil, rec, slog.New(slog.DiscardHandler))
+	gc.syncPeriod = period
 	ctx, cancel := context.WithCancel(env.Ctx)
 	done := make(chan struct{})
 	go func() { gc.Run(ctx, 2); close(done) }()

@@ -9,6 +9,7 @@ import (
 	"kubik/ch01-apiserver/api/corev1"
 	"kubik/ch01-apiserver/api/metav1"
 	"kubik/ch01-apiserver/api/scheme"
+	"kubik/ch03-scheduler/clientgo/rest"
 	"kubik/ch03-scheduler/clientgo/tools/cache"
 	"kubik/ch03-scheduler/clientgo/util/workqueue"
 )
@@ -43,6 +44,8 @@ type event struct {
 type monitor struct {
 	resource *scheme.Resource
 	informer *cache.Informer[metav1.PartialObjectMetadata, *metav1.PartialObjectMetadata]
+	// cancel stops the informer once started (nil before).
+	cancel context.CancelFunc
 }
 
 // GraphBuilder keeps the dependency graph: one monitor (a metadata-only
@@ -52,7 +55,13 @@ type monitor struct {
 // that waits for its dependents) and attemptToOrphan (an owner deleted with
 // the orphan finalizer). Upstream: graph_builder.go.
 type GraphBuilder struct {
-	monitors     []*monitor
+	// monitorLock guards monitors and running: the discovery sync adds
+	// and removes monitors while the collector runs.
+	monitorLock sync.Mutex
+	monitors    map[string]*monitor // by group resource
+	running     context.Context     // set by startMonitors: new monitors start at once
+
+	client       *rest.Client
 	graphChanges *workqueue.Queue[*event]
 
 	mu        sync.RWMutex // guards uidToNode and every node's fields
@@ -65,8 +74,10 @@ type GraphBuilder struct {
 	log              *slog.Logger
 }
 
-func newGraphBuilder(recorder eventRecorder, log *slog.Logger) *GraphBuilder {
+func newGraphBuilder(c *rest.Client, recorder eventRecorder, log *slog.Logger) *GraphBuilder {
 	return &GraphBuilder{
+		client:           c,
+		monitors:         map[string]*monitor{},
 		graphChanges:     workqueue.New[*event](),
 		uidToNode:        map[string]*node{},
 		attemptToDelete:  workqueue.NewRateLimiting(workqueue.DefaultControllerRateLimiter[*node]()),
@@ -95,6 +106,8 @@ func (gb *GraphBuilder) handlerFor(r *scheme.Resource) cache.ResourceEventHandle
 
 // IsSynced: every monitor has listed once.
 func (gb *GraphBuilder) IsSynced() bool {
+	gb.monitorLock.Lock()
+	defer gb.monitorLock.Unlock()
 	for _, m := range gb.monitors {
 		if !m.informer.HasSynced() {
 			return false
@@ -354,10 +367,66 @@ func (gb *GraphBuilder) reportInvalidNamespaceOwnerRef(n *node, ownerUID string)
 	}
 }
 
-// startMonitors runs every monitor until ctx ends.
-func (gb *GraphBuilder) startMonitors(ctx context.Context) {
+// syncMonitors makes the monitors those of resources: a monitor for each
+// new resource (started at once if the collector runs), the monitors of
+// resources no longer served stopped. Upstream: GraphBuilder.syncMonitors.
+func (gb *GraphBuilder) syncMonitors(resources []*scheme.Resource) (added, removed int) {
+	gb.monitorLock.Lock()
+	defer gb.monitorLock.Unlock()
+	keep := map[string]bool{}
+	for _, r := range resources {
+		gr := r.GroupResource()
+		keep[gr] = true
+		if _, ok := gb.monitors[gr]; ok {
+			continue
+		}
+		inf := cache.New[metav1.PartialObjectMetadata](gb.client, cache.Options{Resource: r, Logger: gb.log})
+		inf.AddEventHandler(gb.handlerFor(r))
+		gb.monitors[gr] = &monitor{resource: r, informer: inf}
+		added++
+	}
+	for gr, m := range gb.monitors {
+		if !keep[gr] {
+			if m.cancel != nil {
+				m.cancel()
+			}
+			delete(gb.monitors, gr)
+			removed++
+		}
+	}
+	if gb.running != nil {
+		gb.startMonitorsLocked()
+	}
+	return added, removed
+}
+
+// resources are the monitored resources.
+func (gb *GraphBuilder) resources() []*scheme.Resource {
+	gb.monitorLock.Lock()
+	defer gb.monitorLock.Unlock()
+	var out []*scheme.Resource
 	for _, m := range gb.monitors {
-		go m.informer.Run(ctx)
+		out = append(out, m.resource)
+	}
+	return out
+}
+
+// startMonitors runs every monitor, and each one syncMonitors adds later,
+// until ctx ends. Upstream: GraphBuilder.startMonitors.
+func (gb *GraphBuilder) startMonitors(ctx context.Context) {
+	gb.monitorLock.Lock()
+	defer gb.monitorLock.Unlock()
+	gb.running = ctx
+	gb.startMonitorsLocked()
+}
+
+func (gb *GraphBuilder) startMonitorsLocked() {
+	for _, m := range gb.monitors {
+		if m.cancel == nil {
+			ctx, cancel := context.WithCancel(gb.running)
+			m.cancel = cancel
+			go m.informer.Run(ctx)
+		}
 	}
 }
 

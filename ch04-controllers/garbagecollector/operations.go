@@ -15,7 +15,7 @@ import (
 // found by its apiVersion and kind. Upstream: operations.go.
 
 func (gc *GarbageCollector) resourcePath(ref objectReference) (string, *scheme.Resource, error) {
-	r, err := gc.mapper.ResourceFor(ref.APIVersion, ref.Kind)
+	r, err := gc.restMapper().ResourceFor(ref.APIVersion, ref.Kind)
 	if err != nil {
 		return "", nil, err
 	}

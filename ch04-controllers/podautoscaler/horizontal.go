@@ -1,7 +1,8 @@
 // Package podautoscaler is the horizontal pod autoscaler of
 // kube-controller-manager ("horizontalpodautoscaling"): every sync period
 // (15 s) each HorizontalPodAutoscaler's target is read through its scale
-// subresource, the pods its selector picks are measured against the
+// subresource (any kind that has one: a built-in workload, or a custom
+// resource found through discovery, scale.go), the pods its selector picks are measured against the
 // autoscaler's metrics, and the target is scaled to the replica count the
 // metrics ask for, kept within minReplicas and maxReplicas:
 //
@@ -91,6 +92,7 @@ type timestampedScaleEvent struct {
 // HorizontalController is upstream's HorizontalController.
 type HorizontalController struct {
 	client      *rest.Client
+	scaleMapper *scaleMapper
 	hpas        *cache.Informer[autoscalingv2.HorizontalPodAutoscaler, *autoscalingv2.HorizontalPodAutoscaler]
 	pods        *cache.Informer[corev1.Pod, *corev1.Pod]
 	replicaCalc *ReplicaCalculator
@@ -138,7 +140,7 @@ func NewHorizontalController(cc *controller.ControllerContext, opts Options) (*H
 	if opts.MetricsClient == nil {
 		opts.MetricsClient = metrics.NewRESTMetricsClient(cc.Client)
 	}
-	a := &HorizontalController{client: cc.Client, log: log, now: opts.Now,
+	a := &HorizontalController{client: cc.Client, scaleMapper: &scaleMapper{client: cc.Client}, log: log, now: opts.Now,
 		hpas:                         controller.InformerFor[autoscalingv2.HorizontalPodAutoscaler](cc.Informers),
 		pods:                         controller.InformerFor[corev1.Pod](cc.Informers),
 		recorder:                     record.NewRecorder(cc.Client, EventSource, log),

@@ -3,14 +3,17 @@ package podautoscaler
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
 	"strings"
+	"sync"
 
 	"kubik/ch01-apiserver/api/autoscalingv1"
 	"kubik/ch01-apiserver/api/autoscalingv2"
 	"kubik/ch01-apiserver/api/scheme"
 	"kubik/ch03-scheduler/clientgo/rest"
+	"kubik/ch04-controllers/controller"
 )
 
 // Scale is the body of a target's /scale subresource (autoscaling/v1):
@@ -56,10 +59,43 @@ func resourceFor(apiVersion, kind string) (*scheme.Resource, error) {
 	return found, nil
 }
 
+// scaleMapper maps a target's kind to its resource: the built-in kinds
+// from the scheme, any other (a custom resource with a scale subresource)
+// through discovery, read again when a kind is not found there, as
+// upstream's scale client does with a deferred discovery RESTMapper that
+// resets on a miss.
+type scaleMapper struct {
+	client *rest.Client
+
+	mu     sync.Mutex
+	mapper *controller.RESTMapper // nil until the first miss
+}
+
+// resourceFor returns the resource of apiVersion and kind.
+func (m *scaleMapper) resourceFor(ctx context.Context, apiVersion, kind string) (*scheme.Resource, error) {
+	if r, err := resourceFor(apiVersion, kind); err == nil {
+		return r, nil
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.mapper != nil {
+		if r, err := m.mapper.ResourceFor(apiVersion, kind); err == nil {
+			return r, nil
+		}
+	}
+	resources, err := controller.ServerPreferredResources(ctx, m.client)
+	var partial *controller.ErrGroupDiscoveryFailed
+	if err != nil && !errors.As(err, &partial) {
+		return nil, err
+	}
+	m.mapper = controller.NewRESTMapper(resources)
+	return m.mapper.ResourceFor(apiVersion, kind)
+}
+
 // getScale reads the target's scale subresource.
 func (a *HorizontalController) getScale(ctx context.Context, hpa *autoscalingv2.HorizontalPodAutoscaler) (*Scale, *scheme.Resource, error) {
 	ref := hpa.Spec.ScaleTargetRef
-	r, err := resourceFor(ref.APIVersion, ref.Kind)
+	r, err := a.scaleMapper.resourceFor(ctx, ref.APIVersion, ref.Kind)
 	if err != nil {
 		return nil, nil, err
 	}

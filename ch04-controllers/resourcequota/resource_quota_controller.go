@@ -42,6 +42,7 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"strings"
 	"time"
 
 	"kubik/ch01-apiserver/api/corev1"
@@ -60,10 +61,17 @@ const ControllerName = "resourcequota-controller"
 // DefaultResyncPeriod is --resource-quota-sync-period's default.
 const DefaultResyncPeriod = 5 * time.Minute
 
+// DiscoverySyncPeriod is how often discovery is read again for the
+// count/<resource>.<group> names no served resource matched yet. Upstream:
+// the 30 s kube-controller-manager passes to the quota controller's Sync.
+const DiscoverySyncPeriod = 30 * time.Second
+
 // Options are the controller's settings.
 type Options struct {
 	// ResyncPeriod is how often every quota is recalculated (0: DefaultResyncPeriod).
 	ResyncPeriod time.Duration
+	// DiscoverySyncPeriod: 0 is DiscoverySyncPeriod.
+	DiscoverySyncPeriod time.Duration
 }
 
 // Controller is upstream's resourcequota.Controller.
@@ -76,8 +84,10 @@ type Controller struct {
 	monitor    *quotaMonitor
 	synced     []func() bool
 	resync     time.Duration
-	clock      workqueue.Clock
-	log        *slog.Logger
+	// discoverySync is Sync's period.
+	discoverySync time.Duration
+	clock         workqueue.Clock
+	log           *slog.Logger
 }
 
 // NewController asks for the ResourceQuota informer and those of the
@@ -94,6 +104,9 @@ func newController(cc *controller.ControllerContext, opts Options, clock workque
 	log = log.With("controller", ControllerName)
 	if opts.ResyncPeriod <= 0 {
 		opts.ResyncPeriod = DefaultResyncPeriod
+	}
+	if opts.DiscoverySyncPeriod <= 0 {
+		opts.DiscoverySyncPeriod = DiscoverySyncPeriod
 	}
 	c := &Controller{client: cc.Client, clock: clock, log: log, resync: opts.ResyncPeriod,
 		rqs:   controller.InformerFor[corev1.ResourceQuota](cc.Informers),
@@ -129,7 +142,8 @@ func newController(cc *controller.ControllerContext, opts Options, clock workque
 	for _, e := range c.evaluators {
 		known[e.GroupResource()] = true
 	}
-	c.monitor = newQuotaMonitor(cc.Client, log, known, c.replenishQuota)
+	c.monitor = newQuotaMonitor(cc.Client, log, known, c.replenishQuota, opts.DiscoverySyncPeriod)
+	c.discoverySync = opts.DiscoverySyncPeriod
 	return c
 }
 
@@ -202,9 +216,50 @@ func (c *Controller) Run(ctx context.Context, workers int) {
 			}
 		}
 	}()
+	go c.Sync(ctx, c.discoverySync)
 	worker.RunWorkers(ctx, c.queue, workers, func(ctx context.Context) bool {
 		return worker.ProcessNextWorkItem(ctx, c.queue, worker.SyncErr(c.syncResourceQuotaFromKey), c.log, "resourcequota")
 	}, append([]func() bool{c.rqs.HasSynced}, c.synced...)...)
+}
+
+// Sync reads discovery again every period while some quota names a
+// count/ resource not measured yet, and recalculates the quotas naming one
+// that is now served. Upstream: Controller.Sync.
+func (c *Controller) Sync(ctx context.Context, period time.Duration) {
+	t := time.NewTicker(period)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+		wanted := map[string]bool{}
+		quotas := c.rqs.GetStore().List()
+		for _, q := range quotas {
+			for n := range q.Spec.Hard {
+				if gr, ok := strings.CutPrefix(string(n), "count/"); ok && !c.monitor.measured(gr) {
+					wanted[gr] = true
+				}
+			}
+		}
+		if len(wanted) == 0 {
+			continue
+		}
+		served, err := c.monitor.newlyServed(ctx, wanted)
+		if err != nil {
+			c.log.Info("failed to discover resources", "err", err)
+			continue
+		}
+		for _, q := range quotas {
+			for _, gr := range served {
+				if _, ok := q.Spec.Hard[corev1.ResourceName("count/"+gr)]; ok {
+					c.enqueue(q)
+					break
+				}
+			}
+		}
+	}
 }
 
 func (c *Controller) syncResourceQuotaFromKey(ctx context.Context, key string) error {

@@ -21,7 +21,9 @@ import (
 // count/<resource>[.<group>] beyond the kinds known from the start: the
 // first quota naming one finds it in discovery and starts a metadata-only
 // informer for it, whose events replenish the quotas of the object's
-// namespace. A name no served resource matches is not measured.
+// namespace. A name no served resource matches is not measured until
+// discovery, read again every sync period (Controller.Sync), serves it: a
+// CustomResourceDefinition created after the quota.
 // Upstream: QuotaMonitor (resource_quota_monitor.go), which watches every
 // discovered resource from the start.
 type quotaMonitor struct {
@@ -29,6 +31,8 @@ type quotaMonitor struct {
 	log       *slog.Logger
 	known     map[string]bool // group resources with their own evaluator
 	replenish func(groupResource, namespace string)
+	// syncPeriod bounds how often a name not found is looked up again.
+	syncPeriod time.Duration
 
 	mu          sync.Mutex
 	ctx         context.Context
@@ -42,11 +46,52 @@ type quotaMonitor struct {
 // cannot be listed anyway).
 var ignoredResources = map[string]bool{"events": true, "events.events.k8s.io": true}
 
-// discoveryInterval bounds how often a name not found is looked up again.
-const discoveryInterval = 30 * time.Second
+func newQuotaMonitor(c *rest.Client, log *slog.Logger, known map[string]bool, replenish func(string, string), syncPeriod time.Duration) *quotaMonitor {
+	return &quotaMonitor{client: c, log: log, known: known, replenish: replenish, syncPeriod: syncPeriod,
+		evaluators: map[string]quota.Evaluator{}}
+}
 
-func newQuotaMonitor(c *rest.Client, log *slog.Logger, known map[string]bool, replenish func(string, string)) *quotaMonitor {
-	return &quotaMonitor{client: c, log: log, known: known, replenish: replenish, evaluators: map[string]quota.Evaluator{}}
+// measured: gr is counted by a known evaluator, an object count evaluator
+// already made, or never (ignored).
+func (m *quotaMonitor) measured(gr string) bool {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	_, ok := m.evaluators[gr]
+	return ok || m.known[gr] || ignoredResources[gr]
+}
+
+// discoverLocked reads discovery again: the namespaced resources that can
+// be listed and watched.
+func (m *quotaMonitor) discoverLocked(ctx context.Context) error {
+	resources, err := controller.ServerPreferredResources(ctx, m.client)
+	if err != nil && len(resources) == 0 {
+		return fmt.Errorf("discovery: %w", err)
+	}
+	m.lastRefresh = time.Now()
+	m.discovered = map[string]*scheme.Resource{}
+	for _, res := range controller.SupportsAllVerbs(resources, "list", "watch") {
+		if res.Namespaced {
+			m.discovered[res.GroupResource()] = res
+		}
+	}
+	return nil
+}
+
+// newlyServed reads discovery again and returns which of wanted (group
+// resources not measured yet) are now served.
+func (m *quotaMonitor) newlyServed(ctx context.Context, wanted map[string]bool) ([]string, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if err := m.discoverLocked(ctx); err != nil {
+		return nil, err
+	}
+	var out []string
+	for gr := range wanted {
+		if m.discovered[gr] != nil {
+			out = append(out, gr)
+		}
+	}
+	return out, nil
 }
 
 // Run records the context the informers run in.
@@ -83,17 +128,9 @@ func (m *quotaMonitor) evaluator(ctx context.Context, gr string) (quota.Evaluato
 		return e, nil
 	}
 	r := m.discovered[gr]
-	if r == nil && time.Since(m.lastRefresh) > discoveryInterval {
-		resources, err := controller.ServerPreferredResources(ctx, m.client)
-		if err != nil && len(resources) == 0 {
-			return nil, fmt.Errorf("discovery: %w", err)
-		}
-		m.lastRefresh = time.Now()
-		m.discovered = map[string]*scheme.Resource{}
-		for _, res := range controller.SupportsAllVerbs(resources, "list", "watch") {
-			if res.Namespaced {
-				m.discovered[res.GroupResource()] = res
-			}
+	if r == nil && time.Since(m.lastRefresh) > m.syncPeriod {
+		if err := m.discoverLocked(ctx); err != nil {
+			return nil, err
 		}
 		r = m.discovered[gr]
 	}

@@ -14,6 +14,8 @@
 // Kubik with --watch-cache and Kubik with --watch-cache=false. Then Kubik's
 // watch fan-out runs once more inside this process, with and without the
 // cache, to count allocations per delivered event.
+//
+// With -crd it runs the custom resource benchmark instead (crd.go).
 package main
 
 import (
@@ -94,6 +96,10 @@ func run(ctx context.Context) error {
 		upstream = ""
 	}
 
+	if *crdMode {
+		fmt.Printf("machine: %d CPUs, load average %s; etcd %s\n", runtime.NumCPU(), loadavg(), etcdVersion(etcdPath))
+		return runCRD(ctx, tmp, etcdPath, bin, upstream, want)
+	}
 	var fanouts [][2]int
 	for _, f := range strings.Split(*fanout, ",") {
 		w, n, _ := strings.Cut(f, ":")
@@ -358,6 +364,21 @@ func printTable(columns []string, results map[string]result, fanouts [][2]int) {
 			metric{fmt.Sprintf("fanout%d.rewatches", f[0]), fmt.Sprintf("  re-watches (slow watchers cut, all %d reps)", *reps), false})
 	}
 	fmt.Printf("\nmedians of %d repetitions; ratio = Kubik vs upstream, >1 is better for Kubik (rates: ours/theirs, times: theirs/ours)\n\n", *reps)
+	printColumns(columns, results, metrics)
+	if _, ok := results["inprocess"]; ok {
+		fmt.Printf("\nKubik in one process (server + watchers), allocations per delivered event (those of the same creates without watchers subtracted):\n")
+		for _, f := range fanouts {
+			k := fmt.Sprintf("fanout%d", f[0])
+			fmt.Printf("  %4d watchers × %d creates: with the watch cache %s events/s, %.1f allocs/event; without %s events/s, %.1f allocs/event\n",
+				f[0], f[1], fmtNum(results["inprocess"][k+".rate"]), results["inprocess"][k+".allocs"],
+				fmtNum(results["inprocess-nocache"][k+".rate"]), results["inprocess-nocache"][k+".allocs"])
+		}
+	}
+}
+
+// printColumns prints one line per metric, a column per server and the
+// ratio to upstream's.
+func printColumns(columns []string, results map[string]result, metrics []metric) {
 	fmt.Printf("%-48s", "")
 	for _, c := range columns {
 		fmt.Printf(" %14s", c)
@@ -388,15 +409,6 @@ func printTable(columns []string, results map[string]result, fanouts [][2]int) {
 			}
 		}
 		fmt.Println()
-	}
-	if _, ok := results["inprocess"]; ok {
-		fmt.Printf("\nKubik in one process (server + watchers), allocations per delivered event (those of the same creates without watchers subtracted):\n")
-		for _, f := range fanouts {
-			k := fmt.Sprintf("fanout%d", f[0])
-			fmt.Printf("  %4d watchers × %d creates: with the watch cache %s events/s, %.1f allocs/event; without %s events/s, %.1f allocs/event\n",
-				f[0], f[1], fmtNum(results["inprocess"][k+".rate"]), results["inprocess"][k+".allocs"],
-				fmtNum(results["inprocess-nocache"][k+".rate"]), results["inprocess-nocache"][k+".allocs"])
-		}
 	}
 }
 
