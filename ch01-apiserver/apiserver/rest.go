@@ -152,7 +152,7 @@ func (s *Server) handleGet(ctx context.Context, q *request) error {
 		return err
 	}
 	switch q.info.Subresource {
-	case "", "status", "approval", "resize":
+	case "", "status", "approval", "resize", "ephemeralcontainers":
 	case "scale":
 		sc, err := s.scaleOf(q, obj)
 		if err != nil {

@@ -147,6 +147,8 @@ func prepareForUpdate(res *scheme.Resource, obj, old metav1.Object, subresource 
 		}
 	case "resize":
 		prepareResize(obj.(*corev1.Pod), old.(*corev1.Pod))
+	case "ephemeralcontainers":
+		prepareEphemeralContainers(obj.(*corev1.Pod), old.(*corev1.Pod))
 	case "finalize":
 		ns, oldNS := obj.(*corev1.Namespace), old.(*corev1.Namespace)
 		fin := ns.Spec.Finalizers

@@ -29,6 +29,9 @@ func (k *Kubelet) event(pod *corev1.Pod, c corev1.Container, eventType, reason, 
 			ref.FieldPath = "spec.initContainers{" + c.Name + "}"
 		}
 	}
+	if _, ok := isEphemeral(pod, c.Name); ok {
+		ref.FieldPath = "spec.ephemeralContainers{" + c.Name + "}"
+	}
 	k.rec.Eventf(ref, eventType, reason, format, args...)
 }
 
@@ -68,7 +71,7 @@ func (k *Kubelet) startContainers(ctx context.Context, pod *corev1.Pod, sb *cri.
 		}
 		started = k.startContainer(ctx, pod, c, sb, obs, l, ok) || started
 	}
-	return started
+	return k.startEphemeralContainers(ctx, pod, sb, obs) || started
 }
 
 func shouldRestart(policy corev1.RestartPolicy, exitCode int32) bool {
@@ -218,6 +221,8 @@ func (k *Kubelet) containerConfig(ctx context.Context, pod *corev1.Pod, c corev1
 	if pod.Spec.HostNetwork {
 		network = cri.NamespaceMode_NODE
 	}
+	namespaces := &cri.NamespaceOption{Network: network, Pid: cri.NamespaceMode_CONTAINER, Ipc: cri.NamespaceMode_POD}
+	ephemeralNamespaces(pod, c.Name, obs, namespaces)
 	return &cri.ContainerConfig{
 		Metadata:   &cri.ContainerMetadata{Name: c.Name, Attempt: attempt},
 		Image:      &cri.ImageSpec{Image: c.Image},
@@ -234,9 +239,8 @@ func (k *Kubelet) containerConfig(ctx context.Context, pod *corev1.Pod, c corev1
 		Mounts:  mounts,
 		Stdin:   c.Stdin, StdinOnce: c.StdinOnce, Tty: c.TTY,
 		Linux: &cri.LinuxContainerConfig{
-			Resources: linuxResources(c),
-			SecurityContext: &cri.LinuxContainerSecurityContext{NamespaceOptions: &cri.NamespaceOption{
-				Network: network, Pid: cri.NamespaceMode_CONTAINER, Ipc: cri.NamespaceMode_POD}},
+			Resources:       linuxResources(c),
+			SecurityContext: &cri.LinuxContainerSecurityContext{NamespaceOptions: namespaces},
 		},
 	}, nil
 }

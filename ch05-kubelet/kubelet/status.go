@@ -165,6 +165,7 @@ func podStatus(pod *corev1.Pod, obs observedPod, hostIP string, now metav1.Time)
 	for _, c := range pod.Spec.Containers {
 		st.ContainerStatuses = append(st.ContainerStatuses, containerStatus(c, obs, def))
 	}
+	st.EphemeralContainerStatuses = ephemeralContainerStatuses(pod, obs)
 	st.Phase = podPhase(pod, st, initDone)
 	st.Conditions = podConditions(pod, st, obs, initDone, now)
 	return st

@@ -60,6 +60,7 @@ var Resources = []*Resource{
 	{Version: "v1", Resource: "pods", Singular: "pod", Kind: "Pod", Namespaced: true,
 		ShortNames: []string{"po"}, Categories: []string{"all"}, Verbs: AllVerbs, StoragePrefix: "pods", Generation: true,
 		Subresources: []Subresource{connect("attach", "PodAttachOptions", ConnectVerbs), {Name: "binding", Kind: "Binding", Verbs: CreateOnly},
+			{Name: "ephemeralcontainers", Kind: "Pod", Verbs: SubresourceRW},
 			{Name: "eviction", Group: "policy", Version: "v1", Kind: "Eviction", Verbs: CreateOnly},
 			connect("exec", "PodExecOptions", ConnectVerbs), connect("log", "Pod", []string{"get"}),
 			connect("portforward", "PodPortForwardOptions", ConnectVerbs), {Name: "resize", Kind: "Pod", Verbs: SubresourceRW}, status("Pod")},

@@ -143,6 +143,7 @@ func ValidatePodSpec(spec *corev1.PodSpec, fldPath *field.Path) field.ErrorList 
 	} else {
 		errs = append(errs, validateContainers(spec.Containers, volumes, names, fldPath.Child("containers"), true)...)
 	}
+	errs = append(errs, validateEphemeralContainers(spec, volumes, names, fldPath.Child("ephemeralContainers"))...)
 	errs = append(errs, validateResizePolicies(spec, fldPath)...)
 	errs = append(errs, validateRestartPolicy(spec.RestartPolicy, fldPath.Child("restartPolicy"))...)
 	errs = append(errs, validateDNSPolicy(spec.DNSPolicy, fldPath.Child("dnsPolicy"))...)

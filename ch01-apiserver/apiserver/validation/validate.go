@@ -44,6 +44,9 @@ func ValidateSubresource(obj, old metav1.Object, subresource string) field.Error
 		if subresource == "resize" {
 			return validatePodResize(o, old.(*corev1.Pod))
 		}
+		if subresource == "ephemeralcontainers" {
+			return ValidatePodEphemeralContainersUpdate(o, old.(*corev1.Pod))
+		}
 		return validatePodUpdate(o, old.(*corev1.Pod))
 	case *corev1.Service:
 		return validateServiceUpdate(o, old.(*corev1.Service))
