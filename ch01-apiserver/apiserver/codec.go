@@ -68,9 +68,12 @@ func decodeFromStorage(res *scheme.Resource, kv storage.KeyValue) (metav1.Object
 // bytes converted back, so the client sees the defaults and round-trip
 // annotations a later read shows, as upstream answers with the stored
 // internal object converted to the request's version. rev 0 (a dry run)
-// keeps obj's resourceVersion.
-func servedForm(res *scheme.Resource, obj metav1.Object, data []byte, rev int64) metav1.Object {
-	if res.Storage == nil {
+// keeps obj's resourceVersion. A custom object written in its storage
+// version is served as written when reading it would change nothing
+// (apiextensions.Served.StoredServable).
+func servedForm(q *request, obj metav1.Object, data []byte, rev int64) metav1.Object {
+	res := q.res
+	if res.Storage == nil || q.custom != nil && q.custom.StoredServable(data) {
 		return obj
 	}
 	out, err := decodeFromStorage(res, storage.KeyValue{Value: data, ModRevision: rev})

@@ -169,6 +169,13 @@ func (s *Server) validateExtensions(res *scheme.Resource, obj, old metav1.Object
 			errs = validation.ValidateObjectMetaUpdate(&o.ObjectMeta, old.GetObjectMeta(), field.NewPath("metadata"))
 		}
 		errs = append(errs, apiextensions.ValidateValues(o.Object, cr.Schema)...)
+		if cr.CEL != nil {
+			var oldU *apiextensions.Unstructured
+			if old != nil {
+				oldU, _ = old.(*apiextensions.Unstructured)
+			}
+			errs = append(errs, cr.CEL.ValidateObject(errs, o, oldU)...)
+		}
 		errs = append(errs, cr.ValidateScale(o, subresource == "status")...)
 		return errs, true
 	}

@@ -41,6 +41,7 @@ import (
 // the connection's goroutine, so fewer, larger writes are cheaper.
 func (s *Server) writeListJSON(ctx context.Context, q *request, opts listOptions) error {
 	res := q.res
+	typed := isTypedList(q)
 	var items net.Buffers // the items' JSON, comma separated
 	listMeta, err := s.listStored(ctx, res, q.info.Namespace, opts, func(kv storage.KeyValue) (bool, error) {
 		ok, err := matchesStored(res, &opts, kv)
@@ -50,7 +51,11 @@ func (s *Server) writeListJSON(ctx context.Context, q *request, opts listOptions
 		if len(items) > 0 {
 			items = append(items, comma)
 		}
-		items, err = appendItemJSON(items, res, kv)
+		if res.Storage != nil && !q.custom.StoredServable(kv.Value) {
+			items, err = appendDecodedItemJSON(items, res, kv, typed)
+		} else {
+			items, err = appendItemJSON(items, res, kv, typed)
+		}
 		return err == nil, err
 	})
 	if err != nil {
@@ -89,9 +94,31 @@ func (s *Server) writeListJSON(ctx context.Context, q *request, opts listOptions
 
 var comma = []byte(",")
 
+// isTypedList: the items of a built-in kind's list carry no kind and
+// apiVersion — the list's own say what they are — as upstream's typed lists
+// (PodList, ConfigMapList…) come out of its conversion. The items of a custom
+// resource's list, upstream's UnstructuredList, keep theirs.
+func isTypedList(q *request) bool { return q.custom == nil }
+
+// withoutTypeMeta clears the kind and apiVersion of a typed list's items
+// (isTypedList), which are decoded for this answer alone.
+func withoutTypeMeta(q *request, items []metav1.Object) []metav1.Object {
+	if isTypedList(q) {
+		for _, it := range items {
+			*it.GetTypeMeta() = metav1.TypeMeta{}
+		}
+	}
+	return items
+}
+
 // useListFastPath: plain JSON lists of kinds stored as they are served.
+// A custom resource whose schema has defaults is one of them when read in
+// its storage version: the items the defaults change nothing in (all of
+// them, unless the schema got a default after they were written) are
+// written as stored, the others decoded, defaulted and encoded.
 func useListFastPath(q *request) bool {
-	return q.res.Storage == nil && !wantsTable(q.r)
+	stored := q.res.Storage == nil || q.custom != nil && q.custom.ServesStored()
+	return stored && !wantsTable(q.r)
 }
 
 // matchesStored applies the selectors to a stored object, decoding only what
@@ -120,16 +147,33 @@ func matchesStored(res *scheme.Resource, opts *listOptions, kv storage.KeyValue)
 }
 
 // appendItemJSON appends the JSON of a stored object as a list item: the
-// stored bytes, in two pieces, with the resourceVersion between them. A value
-// that does not have the shape encodeForStorage writes is decoded and encoded
-// instead.
-func appendItemJSON(dst net.Buffers, res *scheme.Resource, kv storage.KeyValue) (net.Buffers, error) {
+// stored bytes, in two pieces, with the resourceVersion between them; for a
+// typed list (isTypedList) without the leading kind and apiVersion, in three.
+// A value that does not have the shape encodeForStorage writes is decoded and
+// encoded instead.
+func appendItemJSON(dst net.Buffers, res *scheme.Resource, kv storage.KeyValue, typed bool) (net.Buffers, error) {
 	if at, field, ok := resourceVersionAt(res, kv); ok {
+		if typed {
+			// {"kind":"Pod","apiVersion":"v1","metadata":{… → {"metadata":{…
+			meta := storedMetadataAt(res, kv.Value) - len(`"metadata":`)
+			return append(dst, openBrace, kv.Value[meta:at], field, kv.Value[at:]), nil
+		}
 		return append(dst, kv.Value[:at], field, kv.Value[at:]), nil
 	}
+	return appendDecodedItemJSON(dst, res, kv, typed)
+}
+
+var openBrace = []byte("{")
+
+// appendDecodedItemJSON appends the JSON of a stored object decoded (and
+// converted, for a kind stored in another form) and encoded again.
+func appendDecodedItemJSON(dst net.Buffers, res *scheme.Resource, kv storage.KeyValue, typed bool) (net.Buffers, error) {
 	obj, err := decodeFromStorage(res, kv)
 	if err != nil {
 		return dst, ErrInternal(err)
+	}
+	if typed {
+		*obj.GetTypeMeta() = metav1.TypeMeta{}
 	}
 	b, err := json.Marshal(obj)
 	if err != nil {

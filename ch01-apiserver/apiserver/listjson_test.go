@@ -7,6 +7,7 @@ import (
 	"net/http/httptest"
 	"net/url"
 	"strconv"
+	"strings"
 	"testing"
 
 	"kubik/ch01-apiserver/api/metav1"
@@ -105,7 +106,7 @@ func TestListFastPathSameBytes(t *testing.T) {
 		want, err := json.Marshal(metav1.List{
 			TypeMeta: metav1.TypeMeta{Kind: res.ListKind(), APIVersion: res.GroupVersion()},
 			ListMeta: listMeta,
-			Items:    nonNilItems(items),
+			Items:    nonNilItems(withoutTypeMeta(q, items)),
 		})
 		if err != nil {
 			t.Fatal(err)
@@ -115,6 +116,9 @@ func TestListFastPathSameBytes(t *testing.T) {
 			t.Fatal(err)
 		}
 		got := q.w.(*httptest.ResponseRecorder).Body.String()
+		if strings.Contains(got, `"items":[{"kind"`) || strings.Contains(got, `},{"kind"`) {
+			t.Fatalf("%s: typed list items carry their kind: %.200s", resource, got)
+		}
 		if got != string(want) {
 			t.Fatalf("%s %s ?%s:\nfast: %s\nslow: %s", resource, namespace, query, got, want)
 		}

@@ -188,7 +188,7 @@ func (s *Server) handleList(ctx context.Context, q *request) error {
 	writeJSON(q.w, http.StatusOK, metav1.List{
 		TypeMeta: metav1.TypeMeta{Kind: q.res.ListKind(), APIVersion: q.res.GroupVersion()},
 		ListMeta: listMeta,
-		Items:    nonNilItems(items),
+		Items:    nonNilItems(withoutTypeMeta(q, items)),
 	})
 	return nil
 }
@@ -409,7 +409,7 @@ func (s *Server) handleDeleteCollection(ctx context.Context, q *request) error {
 	writeJSON(q.w, http.StatusOK, metav1.List{
 		TypeMeta: metav1.TypeMeta{Kind: q.res.ListKind(), APIVersion: q.res.GroupVersion()},
 		ListMeta: metav1.ListMeta{ResourceVersion: listMeta.ResourceVersion},
-		Items:    nonNilItems(out),
+		Items:    nonNilItems(withoutTypeMeta(q, out)),
 	})
 	return nil
 }

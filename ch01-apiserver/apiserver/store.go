@@ -319,7 +319,7 @@ func (s *Server) create(ctx context.Context, q *request, obj metav1.Object) (met
 		return nil, ErrRequestEntityTooLarge(fmt.Sprintf("limit is %d", s.cfg.MaxObjectBytes))
 	}
 	if q.dryRun() {
-		return servedForm(res, obj, data, 0), nil
+		return servedForm(q, obj, data, 0), nil
 	}
 	rev, err := s.cfg.Storage.Create(ctx, storageKey(res, meta.Namespace, meta.Name), data)
 	if err != nil {
@@ -336,7 +336,7 @@ func (s *Server) create(ctx context.Context, q *request, obj metav1.Object) (met
 	}
 	meta.ResourceVersion = strconv.FormatInt(rev, 10)
 	s.log.Debug("created", "resource", res.GroupResource(), "namespace", meta.Namespace, "name", meta.Name, "rv", rev)
-	return servedForm(res, obj, data, rev), nil
+	return servedForm(q, obj, data, rev), nil
 }
 
 // update is upstream's GuaranteedUpdate: read, let tryUpdate build the new
@@ -429,7 +429,7 @@ func (s *Server) update(ctx context.Context, q *request, name, subresource strin
 			return old, false, nil // nothing changed: no write, same resourceVersion (as upstream's GuaranteedUpdate compares with the stored bytes)
 		}
 		if q.dryRun() {
-			return servedForm(res, obj, data, 0), false, nil
+			return servedForm(q, obj, data, 0), false, nil
 		}
 		rev, err := s.cfg.Storage.Update(ctx, key, data, kv.ModRevision)
 		if err != nil {
@@ -443,7 +443,7 @@ func (s *Server) update(ctx context.Context, q *request, name, subresource strin
 		}
 		s.release(ctx, res, old, obj)
 		meta.ResourceVersion = strconv.FormatInt(rev, 10)
-		return servedForm(res, obj, data, rev), false, nil
+		return servedForm(q, obj, data, rev), false, nil
 	}
 }
 

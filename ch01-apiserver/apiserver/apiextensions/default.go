@@ -19,9 +19,10 @@ func Default(obj map[string]any, s *apiextensionsv1.JSONSchemaProps) {
 	defaultValue(obj, s, 0)
 }
 
-func defaultValue(x any, s *apiextensionsv1.JSONSchemaProps, depth int) {
+// defaultValue applies s's defaults to x; changed says whether it set any.
+func defaultValue(x any, s *apiextensionsv1.JSONSchemaProps, depth int) (changed bool) {
 	if s == nil || depth > maxSchemaDepth {
-		return
+		return false
 	}
 	switch t := x.(type) {
 	case map[string]any:
@@ -33,30 +34,33 @@ func defaultValue(x any, s *apiextensionsv1.JSONSchemaProps, depth int) {
 			if v, found := t[k]; !found || (v == nil && !prop.Nullable) {
 				if d, err := decodeJSONValue(prop.Default.Raw); err == nil {
 					t[k] = d
+					changed = true
 				}
 			}
 		}
 		for k, v := range t {
 			if prop, ok := s.Properties[k]; ok {
-				defaultValue(v, &prop, depth+1)
+				changed = defaultValue(v, &prop, depth+1) || changed
 			} else if ap := s.AdditionalProperties; ap != nil && ap.Schema != nil {
-				defaultValue(v, ap.Schema, depth+1)
+				changed = defaultValue(v, ap.Schema, depth+1) || changed
 			}
 		}
 	case []any:
 		if s.Items == nil || s.Items.Schema == nil {
-			return
+			return false
 		}
 		for i, e := range t {
 			if e == nil && s.Items.Schema.Default != nil && !s.Items.Schema.Nullable {
 				if d, err := decodeJSONValue(s.Items.Schema.Default.Raw); err == nil {
 					t[i] = d
 					e = d
+					changed = true
 				}
 			}
-			defaultValue(e, s.Items.Schema, depth+1)
+			changed = defaultValue(e, s.Items.Schema, depth+1) || changed
 		}
 	}
+	return changed
 }
 
 // decodeJSONValue decodes any JSON value, numbers as json.Number.

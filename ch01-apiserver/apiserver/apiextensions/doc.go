@@ -9,12 +9,15 @@
 //   - the schema at work on every write and read: validation of values
 //     (schemavalidation.go), pruning of unknown fields (prune.go),
 //     defaulting (default.go);
+//   - CEL validation rules (x-kubernetes-validations): compiled and checked
+//     when a CRD is written (celcompile.go, celvalidation.go), run on every
+//     custom object written (celruntime.go), typed through celschema.go;
 //   - server-side Tables from additionalPrinterColumns (table.go, jsonpath.go),
 //     the scale subresource's paths and selectable fields (fieldpath.go), and
 //     the Go shape server-side apply walks (applyshape.go).
 //
 // Upstream: k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/validation,
 // pkg/apiserver/schema (structural, pruning, defaulting, objectmeta),
-// pkg/apiserver/validation, pkg/registry/customresource (strategy,
-// tableconvertor), pkg/apiserver/customresource_handler.go.
+// pkg/apiserver/validation, pkg/apiserver/schema/cel, pkg/registry/customresource
+// (strategy, tableconvertor), pkg/apiserver/customresource_handler.go.
 package apiextensions

@@ -5,6 +5,7 @@ import (
 	"regexp"
 	"sort"
 	"strconv"
+	"strings"
 	"sync"
 
 	apiextensionsv1 "kubik/ch01-apiserver/api/apiextensionsv1"
@@ -23,8 +24,149 @@ type Served struct {
 	// Schema is this version's openAPIV3Schema (never nil: an empty schema
 	// with x-kubernetes-preserve-unknown-fields when the CRD has none).
 	Schema *apiextensionsv1.JSONSchemaProps
+	// CEL runs the schema's x-kubernetes-validations rules (nil when it
+	// has none), compiled once here rather than on every write.
+	CEL *CELValidator
 
 	applyType reflect.Type // built by BuildServed (applyshape.go)
+	// servesStored: this version is the storage version and its defaults
+	// are found by decoding only the members in defaulted, the top-level
+	// members whose schema has defaults (StoredServable).
+	servesStored bool
+	defaulted    map[string]bool
+}
+
+// ServesStored reports whether objects of this version can be served as
+// they are stored, when StoredServable says so of each.
+func (s *Served) ServesStored() bool { return s.servesStored }
+
+// StoredServable reports whether a stored object of the storage version,
+// as it is, is what a read of this version serves: reading defaults it
+// again, and the defaults, applied when it was written, change nothing
+// (they do when the schema got a default later). Only the members whose
+// schema has defaults are decoded. False when unsure.
+func (s *Served) StoredServable(value []byte) bool {
+	if !s.servesStored {
+		return false
+	}
+	if len(s.defaulted) == 0 {
+		return true
+	}
+	obj := make(map[string]any, len(s.defaulted))
+	ok := scanMembers(value, func(key string, raw []byte) bool {
+		if !s.defaulted[key] {
+			return true
+		}
+		v, err := decodeJSONValue(raw)
+		if err != nil {
+			return false
+		}
+		obj[key] = v
+		return true
+	})
+	return ok && !defaultValue(obj, s.Schema, 0)
+}
+
+// scanMembers calls f with each member of the JSON object data, its key
+// (as written: escaped keys are not unescaped, and match nothing) and its
+// raw value, without decoding the values; false when data is not an
+// object it can read or f says stop. One pass over data, no recursion.
+func scanMembers(data []byte, f func(key string, raw []byte) bool) bool {
+	i := skipSpace(data, 0)
+	if i >= len(data) || data[i] != '{' {
+		return false
+	}
+	i = skipSpace(data, i+1)
+	if i < len(data) && data[i] == '}' {
+		return true
+	}
+	for i < len(data) {
+		if data[i] != '"' {
+			return false
+		}
+		end := endOfValue(data, i)
+		if end < 0 {
+			return false
+		}
+		key := string(data[i+1 : end-1])
+		if strings.IndexByte(key, '\\') >= 0 {
+			return false // an escaped key: decode the whole object instead
+		}
+		i = skipSpace(data, end)
+		if i >= len(data) || data[i] != ':' {
+			return false
+		}
+		start := skipSpace(data, i+1)
+		end = endOfValue(data, start)
+		if end < 0 || !f(key, data[start:end]) {
+			return false
+		}
+		i = skipSpace(data, end)
+		if i >= len(data) {
+			return false
+		}
+		switch data[i] {
+		case '}':
+			return true
+		case ',':
+			i = skipSpace(data, i+1)
+		default:
+			return false
+		}
+	}
+	return false
+}
+
+func skipSpace(data []byte, i int) int {
+	for i < len(data) && (data[i] == ' ' || data[i] == '\t' || data[i] == '\n' || data[i] == '\r') {
+		i++
+	}
+	return i
+}
+
+// endOfValue returns the index just after the JSON value starting at i
+// (-1 when it does not end): strings, objects and arrays by their
+// delimiters, anything else up to the next delimiter. The value itself is
+// checked later by whoever decodes it.
+func endOfValue(data []byte, i int) int {
+	if i >= len(data) {
+		return -1
+	}
+	depth := 0
+	for j := i; j < len(data); j++ {
+		switch c := data[j]; c {
+		case '"':
+			for j++; j < len(data) && data[j] != '"'; j++ {
+				if data[j] == '\\' {
+					j++
+				}
+			}
+			if j >= len(data) {
+				return -1
+			}
+			if depth == 0 {
+				return j + 1
+			}
+		case '{', '[':
+			depth++
+		case '}', ']':
+			if depth == 0 {
+				return j // the end of a scalar right before the enclosing object's end
+			}
+			depth--
+			if depth == 0 {
+				return j + 1
+			}
+		case ',', ' ', '\t', '\n', '\r':
+			if depth == 0 {
+				return j
+			}
+		}
+	}
+	if depth == 0 && len(data) > i {
+		return len(data)
+	}
+	return -1
 }
 
 // Registry is one apiserver's set of custom resources. It is per Server,
@@ -129,12 +271,22 @@ func BuildServed(crd *apiextensionsv1.CustomResourceDefinition) []*Served {
 		if !v.Served {
 			continue
 		}
-		s := &Served{CRD: crd, Version: v}
+		s := &Served{CRD: crd, Version: v, servesStored: v.Name == storage}
 		if v.Schema != nil && v.Schema.OpenAPIV3Schema != nil {
 			s.Schema = v.Schema.OpenAPIV3Schema
 		} else {
 			t := true
 			s.Schema = &apiextensionsv1.JSONSchemaProps{Type: "object", XPreserveUnknownFields: &t}
+		}
+		s.CEL = NewCELValidator(s.Schema)
+		s.defaulted = map[string]bool{}
+		for k, p := range s.Schema.Properties {
+			if hasDefaults(&p, 1) {
+				s.defaulted[k] = true
+			}
+		}
+		if ap := s.Schema.AdditionalProperties; ap != nil && hasDefaults(ap.Schema, 1) {
+			s.servesStored = false // any member may be defaulted
 		}
 		res := &scheme.Resource{
 			Group: crd.Spec.Group, Version: v.Name, Resource: names.Plural, Singular: names.Singular, Kind: names.Kind,

@@ -34,6 +34,9 @@ func ValidateSchema(s *apiextensionsv1.JSONSchemaProps, fldPath *field.Path) fie
 	}
 	structural := validateStructural(s, rootLevel, fldPath)
 	sort.SliceStable(structural, func(i, j int) bool { return structural[i].Error() < structural[j].Error() })
+	if len(structural) == 0 && len(std) == 0 {
+		return validateCELRules(s, fldPath)
+	}
 	return append(structural, std...)
 }
 

@@ -10,7 +10,7 @@ import (
 )
 
 // decodeCRD reads a CRD manifest in YAML and applies the v1 defaults.
-func decodeCRD(t *testing.T, manifest string) *apiextensionsv1.CustomResourceDefinition {
+func decodeCRD(t testing.TB, manifest string) *apiextensionsv1.CustomResourceDefinition {
 	t.Helper()
 	data, err := serializer.YAMLToJSON([]byte(manifest))
 	if err != nil {

@@ -69,10 +69,12 @@ type Error struct {
 	Detail   string
 }
 
-// omitValue marks an error whose value must not be printed (TooMany with an unknown count).
-type omitValueType struct{}
+// OmitValueType, as an error's BadValue, says the value must not be printed
+// (upstream's field.OmitValueType): TooMany with an unknown count, a CEL
+// rule's failure on an object.
+type OmitValueType struct{}
 
-var omitValue = omitValueType{}
+var omitValue = OmitValueType{}
 
 // Error renders "<field>: <body>", e.g. "spec.containers[0].image: Required value".
 func (e *Error) Error() string {
