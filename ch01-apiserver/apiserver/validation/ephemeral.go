@@ -1,7 +1,6 @@
 package validation
 
 import (
-	"encoding/json"
 	"fmt"
 	"reflect"
 	"strings"
@@ -122,22 +121,5 @@ func ValidatePodEphemeralContainersUpdate(pod, old *corev1.Pod) field.ErrorList 
 // containerDiff is a short "-old +new" listing of the changed fields, as
 // specDiff is for pod specs.
 func containerDiff(old, cur *corev1.EphemeralContainer) string {
-	var a, b map[string]json.RawMessage
-	ja, _ := json.Marshal(old)
-	jb, _ := json.Marshal(cur)
-	_ = json.Unmarshal(ja, &a)
-	_ = json.Unmarshal(jb, &b)
-	var lines []string
-	for _, k := range sortedKeys(mergeKeys(a, b)) {
-		if string(a[k]) == string(b[k]) {
-			continue
-		}
-		if a[k] != nil {
-			lines = append(lines, "- \t"+k+": "+string(a[k]))
-		}
-		if b[k] != nil {
-			lines = append(lines, "+ \t"+k+": "+string(b[k]))
-		}
-	}
-	return "  core.EphemeralContainer{\n" + strings.Join(lines, "\n") + "\n  }\n"
+	return fieldDiff("core.EphemeralContainer", old, cur)
 }

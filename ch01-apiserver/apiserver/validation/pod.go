@@ -90,7 +90,11 @@ func validatePodUpdate(pod, old *corev1.Pod) field.ErrorList {
 // specDiff is a short "-old +new" listing of the changed top-level fields.
 // Upstream prints a go-cmp diff of its internal type; this is the same idea
 // in JSON terms.
-func specDiff(old, cur *corev1.PodSpec) string {
+func specDiff(old, cur *corev1.PodSpec) string { return fieldDiff("core.PodSpec", old, cur) }
+
+// fieldDiff lists the top-level JSON fields that differ between old and
+// cur, "-" for the old value and "+" for the new, inside "  <typeName>{…}".
+func fieldDiff(typeName string, old, cur any) string {
 	var a, b map[string]json.RawMessage
 	ja, _ := json.Marshal(old)
 	jb, _ := json.Marshal(cur)
@@ -108,7 +112,7 @@ func specDiff(old, cur *corev1.PodSpec) string {
 			lines = append(lines, "+ \t"+k+": "+string(b[k]))
 		}
 	}
-	return "  core.PodSpec{\n" + strings.Join(lines, "\n") + "\n  }\n"
+	return "  " + typeName + "{\n" + strings.Join(lines, "\n") + "\n  }\n"
 }
 
 func mergeKeys(a, b map[string]json.RawMessage) map[string]bool {

@@ -19,7 +19,6 @@ import (
 	"flag"
 	"fmt"
 	"net/http"
-	"os"
 	"path/filepath"
 	"sync"
 	"sync/atomic"
@@ -65,28 +64,7 @@ func crdKinds(ns string) []crdKind {
 // measureCRDServer starts a fresh etcd and the server on it, runs the
 // custom resource measurements, and stops both.
 func measureCRDServer(ctx context.Context, dir, etcdPath string, start func(dir, etcdURL string) (*testenv.Proc, string, error)) (result, error) {
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return nil, err
-	}
-	etcd, etcdURL, err := testenv.StartEtcd(ctx, etcdPath, dir)
-	if err != nil {
-		return nil, err
-	}
-	defer etcd.Stop(10 * time.Second)
-	srv, kubeconfig, err := start(dir, etcdURL)
-	if err != nil {
-		return nil, err
-	}
-	defer srv.Stop(10 * time.Second)
-	c, err := newClient(kubeconfig)
-	if err != nil {
-		return nil, err
-	}
-	defer c.close()
-	if err := c.waitReady(ctx, 2*time.Minute); err != nil {
-		return nil, fmt.Errorf("%w (log: %s)", err, srv.LogPath)
-	}
-	return measureCRD(ctx, c)
+	return withServer(ctx, dir, etcdPath, start, func(c *client) (result, error) { return measureCRD(ctx, c) })
 }
 
 func measureCRD(ctx context.Context, c *client) (result, error) {

@@ -156,6 +156,12 @@ func run(ctx context.Context) error {
 
 // measureServer starts a fresh etcd and the server on it, measures, and stops both.
 func measureServer(ctx context.Context, dir, etcdPath string, start func(dir, etcdURL string) (*testenv.Proc, string, error), fanouts [][2]int) (result, error) {
+	return withServer(ctx, dir, etcdPath, start, func(c *client) (result, error) { return measure(ctx, c, fanouts, nil) })
+}
+
+// withServer starts a fresh etcd in dir and the server on it, waits until it
+// is ready, runs run with a client of it, and stops both.
+func withServer(ctx context.Context, dir, etcdPath string, start func(dir, etcdURL string) (*testenv.Proc, string, error), run func(*client) (result, error)) (result, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, err
 	}
@@ -173,10 +179,11 @@ func measureServer(ctx context.Context, dir, etcdPath string, start func(dir, et
 	if err != nil {
 		return nil, err
 	}
+	defer c.close()
 	if err := c.waitReady(ctx, 2*time.Minute); err != nil {
 		return nil, fmt.Errorf("%w (log: %s)", err, srv.LogPath)
 	}
-	return measure(ctx, c, fanouts, nil)
+	return run(c)
 }
 
 // measure runs every measurement against one server.
