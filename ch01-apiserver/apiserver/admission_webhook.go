@@ -37,8 +37,7 @@ func (s *Server) newWebhooks() {
 			}
 			return obj.(*corev1.Namespace).Labels, nil
 		},
-		// MatchConditions (CEL) is left nil until the apiserver has a CEL
-		// environment: webhooks with matchConditions are then always called.
+		MatchConditions: (&webhook.MatchConditionsCEL{}).Match,
 		Warn: func(ctx context.Context, text string) {
 			if q, ok := ctx.Value(webhookRequestKey{}).(*request); ok {
 				addWarning(q.w, text)

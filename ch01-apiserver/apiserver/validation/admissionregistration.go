@@ -7,7 +7,10 @@ import (
 
 	"kubik/ch01-apiserver/api/admissionregistrationv1"
 	"kubik/ch01-apiserver/api/metav1"
+	"kubik/ch01-apiserver/apiserver/cel"
 	"kubik/ch01-apiserver/apiserver/validation/field"
+
+	celgo "github.com/google/cel-go/cel"
 )
 
 // Webhook configurations: upstream's
@@ -333,9 +336,9 @@ func validateWebhookService(p *field.Path, namespace, name string, path *string,
 	return errs
 }
 
-// validateMatchConditions checks the shape of matchConditions: at most 64,
-// unique qualified names, an expression each. Compiling the CEL expressions
-// is left to the CEL environment (upstream compiles them here too).
+// validateMatchConditions checks matchConditions: at most 64, unique
+// qualified names, an expression each that compiles in the admission CEL
+// environment (cel.AdmissionEnvironment) and yields a bool.
 func validateMatchConditions(conds []admissionregistrationv1.MatchCondition, p *field.Path) field.ErrorList {
 	var errs field.ErrorList
 	if len(conds) > maxMatchConditions {
@@ -357,7 +360,26 @@ func validateMatchConditions(conds []admissionregistrationv1.MatchCondition, p *
 		}
 		if c.Expression == "" {
 			errs = append(errs, field.Required(cp.Child("expression"), ""))
+		} else if msg := compileMatchCondition(c.Expression); msg != "" {
+			errs = append(errs, field.Invalid(cp.Child("expression"), c.Expression, msg))
 		}
 	}
 	return errs
+}
+
+// compileMatchCondition returns why a match condition's expression is
+// refused ("" when it compiles to a bool), in upstream's words.
+func compileMatchCondition(expr string) string {
+	env, err := cel.AdmissionEnvironment()
+	if err != nil {
+		return err.Error()
+	}
+	c, cerr := cel.Compile(env, expr, "")
+	if cerr != nil {
+		return cerr.Detail
+	}
+	if t := c.AST.OutputType(); !t.IsExactType(celgo.BoolType) {
+		return "must evaluate to bool but got " + t.String()
+	}
+	return ""
 }

@@ -51,9 +51,8 @@ type Hooks struct {
 	// e.g. its 404, when it cannot).
 	NamespaceLabels func(ctx context.Context, name string) (map[string]string, error)
 	// MatchConditions evaluates a webhook's matchConditions (CEL) against a
-	// request: true to call the webhook. Nil means every webhook with match
-	// conditions is called (the CEL evaluation is wired by the apiserver
-	// once its CEL environment exists).
+	// request: true to call the webhook (MatchConditionsCEL.Match). Nil
+	// means every webhook with match conditions is called.
 	MatchConditions func(ctx context.Context, a *Attributes, webhookName string, conditions []MatchCondition) (bool, error)
 	// Warn passes a webhook's warning on to the client (a Warning header).
 	Warn func(ctx context.Context, text string)

@@ -86,3 +86,17 @@ func toStatusErr(name string, result *metav1.Status) *StatusError {
 	}
 	return &StatusError{Status: st}
 }
+
+// matchConditionsFailed is upstream's answer when a webhook's match
+// conditions could not be evaluated and its failurePolicy is Fail: the
+// apiserver's NewForbidden for the request's resource and name.
+func matchConditionsFailed(a *Attributes, err error) *StatusError {
+	resource := a.Resource.Resource
+	if a.Resource.Group != "" {
+		resource += "." + a.Resource.Group
+	}
+	if a.Name == "" {
+		return newStatus(http.StatusForbidden, "Forbidden", fmt.Sprintf("%s is forbidden: %v", resource, err))
+	}
+	return newStatus(http.StatusForbidden, "Forbidden", fmt.Sprintf("%s %q is forbidden: %v", resource, a.Name, err))
+}

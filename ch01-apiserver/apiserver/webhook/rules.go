@@ -190,7 +190,7 @@ func shouldCall(ctx context.Context, h *hook, a *Attributes, hooks *Hooks) (*inv
 			if h.failurePolicy == admissionregistrationv1.Ignore {
 				return nil, nil
 			}
-			return nil, internalError(err)
+			return nil, matchConditionsFailed(a, err) // failing closed, as upstream
 		}
 		if !ok {
 			return nil, nil
