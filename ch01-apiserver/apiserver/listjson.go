@@ -155,8 +155,7 @@ func appendItemJSON(dst net.Buffers, res *scheme.Resource, kv storage.KeyValue, 
 	if at, field, ok := resourceVersionAt(res, kv); ok {
 		if typed {
 			// {"kind":"Pod","apiVersion":"v1","metadata":{… → {"metadata":{…
-			meta := storedMetadataAt(res, kv.Value) - len(`"metadata":`)
-			return append(dst, openBrace, kv.Value[meta:at], field, kv.Value[at:]), nil
+			return append(dst, openBrace, kv.Value[typeMetaLen(res):at], field, kv.Value[at:]), nil
 		}
 		return append(dst, kv.Value[:at], field, kv.Value[at:]), nil
 	}
@@ -164,6 +163,17 @@ func appendItemJSON(dst net.Buffers, res *scheme.Resource, kv storage.KeyValue, 
 }
 
 var openBrace = []byte("{")
+
+// typeMetaLen is the length of the `{"kind":"Pod","apiVersion":"v1",` that
+// starts a value encodeForStorage wrote (resourceVersionAt has checked it),
+// counted without building the string: this runs for every item of a list.
+func typeMetaLen(res *scheme.Resource) int {
+	gv := len(res.Version)
+	if res.Group != "" {
+		gv += len(res.Group) + len("/")
+	}
+	return len(`{"kind":"","apiVersion":"",`) + len(res.Kind) + gv
+}
 
 // appendDecodedItemJSON appends the JSON of a stored object decoded (and
 // converted, for a kind stored in another form) and encoded again.
