@@ -262,6 +262,11 @@ bench-crd: ## ch02 custom resources vs upstream kube-apiserver v1.35.4 on fresh 
 	@scripts/ensure-deps.sh etcd=etcd-server
 	$(GO) run ./ch02-etcd-store/cmd/bench -crd -ref-bin $(REF_DIR)/bin $(BENCH_FLAGS)
 
+.PHONY: bench-admission
+bench-admission: ## ch02 vs upstream kube-apiserver v1.35.4: latency one validating webhook and one ValidatingAdmissionPolicy add to a create (p50/p99), the same webhook for both
+	@scripts/ensure-deps.sh etcd=etcd-server
+	$(GO) run ./ch02-etcd-store/cmd/bench -admission -ref-bin $(REF_DIR)/bin $(BENCH_FLAGS)
+
 fuzz: ## run every fuzz target for FUZZTIME (default 5s) each
 	@FUZZTIME=$(FUZZTIME) GO=$(GO) scripts/fuzz.sh
 

@@ -15,7 +15,8 @@
 // watch fan-out runs once more inside this process, with and without the
 // cache, to count allocations per delivered event.
 //
-// With -crd it runs the custom resource benchmark instead (crd.go).
+// With -crd it runs the custom resource benchmark instead (crd.go), with
+// -admission the admission benchmark (admission.go).
 package main
 
 import (
@@ -99,6 +100,10 @@ func run(ctx context.Context) error {
 	if *crdMode {
 		fmt.Printf("machine: %d CPUs, load average %s; etcd %s\n", runtime.NumCPU(), loadavg(), etcdVersion(etcdPath))
 		return runCRD(ctx, tmp, etcdPath, bin, upstream, want)
+	}
+	if *admissionMode {
+		fmt.Printf("machine: %d CPUs, load average %s; etcd %s\n", runtime.NumCPU(), loadavg(), etcdVersion(etcdPath))
+		return runAdmission(ctx, tmp, etcdPath, bin, upstream, want)
 	}
 	var fanouts [][2]int
 	for _, f := range strings.Split(*fanout, ",") {
