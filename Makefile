@@ -238,7 +238,7 @@ test: deps vet fmt-check ## everything: vet, gofmt, all tests (end-to-end and do
 test-short: ## quick tests only (go test -short)
 	$(GO) test -short -timeout 10m ./...
 
-bench-apiserver: ## ch02 vs upstream kube-apiserver on fresh etcds: creates, LIST 10k pods, watch fan-out; with/without watch cache
+bench-apiserver: ## ch02 vs upstream kube-apiserver on fresh etcds: creates, LIST 10k pods, watch fan-out, in JSON and protobuf; with/without watch cache
 	@scripts/ensure-deps.sh etcd=etcd-server
 	$(GO) run ./ch02-etcd-store/cmd/bench -ref-bin $(REF_DIR)/bin $(BENCH_FLAGS)
 

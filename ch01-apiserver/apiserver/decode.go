@@ -22,7 +22,7 @@ import (
 // that kubectl 1.32+ uses for its typed-client commands (create configmap,
 // create deployment, auth can-i, ...). Protobuf is how Kubernetes components
 // talk to the apiserver by default: smaller and much cheaper to decode than
-// JSON. We decode it and always answer in JSON, which every client accepts.
+// JSON. Answers are in the format the Accept header picks (negotiate.go).
 
 const (
 	mediaJSON     = "application/json"

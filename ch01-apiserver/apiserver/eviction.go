@@ -80,7 +80,7 @@ func (s *Server) handleEviction(ctx context.Context, q *request) error {
 		return s.evict(ctx, q, opts)
 	case 1:
 	default:
-		writeJSON(q.w, http.StatusInternalServerError, metav1.Status{TypeMeta: metav1.TypeMeta{Kind: "Status", APIVersion: "v1"},
+		q.write(http.StatusInternalServerError, &metav1.Status{TypeMeta: metav1.TypeMeta{Kind: "Status", APIVersion: "v1"},
 			Status: metav1.StatusFailure, Code: http.StatusInternalServerError,
 			Message: "This pod has more than one PodDisruptionBudget, which the eviction subresource does not support."})
 		return nil
@@ -127,7 +127,7 @@ func (s *Server) evict(ctx context.Context, q *request, opts *metav1.DeleteOptio
 	if _, _, err := s.delete(ctx, q, q.info.Namespace, q.info.Name, opts); err != nil {
 		return err
 	}
-	writeJSON(q.w, http.StatusCreated, metav1.Status{TypeMeta: metav1.TypeMeta{Kind: "Status", APIVersion: "v1"},
+	q.write(http.StatusCreated, &metav1.Status{TypeMeta: metav1.TypeMeta{Kind: "Status", APIVersion: "v1"},
 		Status: metav1.StatusSuccess, Code: http.StatusCreated})
 	return nil
 }

@@ -6,6 +6,7 @@ package apiserver_test
 // nothing.
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -210,7 +211,10 @@ func TestMediaTypesNegotiated(t *testing.T) {
 	// What kubectl and client-go send is fine.
 	c.get(t, cms+"/x", "Accept", "foo/bar, application/json").must(t, http.StatusOK)
 	c.get(t, cms, "Accept", "application/json;as=Table;v=v1;g=meta.k8s.io,application/json;as=Table;v=v1beta1;g=meta.k8s.io,application/json").must(t, http.StatusOK)
-	c.get(t, cms, "Accept", "application/vnd.kubernetes.protobuf, */*").must(t, http.StatusOK)
+	r := c.get(t, cms, "Accept", "application/vnd.kubernetes.protobuf, */*")
+	if r.code != http.StatusOK || r.header.Get("Content-Type") != "application/vnd.kubernetes.protobuf" || !bytes.HasPrefix(r.body, []byte("k8s\x00")) {
+		t.Errorf("protobuf first: %d %q %q", r.code, r.header.Get("Content-Type"), r.body)
+	}
 }
 
 // TestWatchParameters: ?watch= is read as upstream reads a boolean, and a

@@ -17,7 +17,7 @@ func TestProtobufBodies(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	o := c.post(t, "/api/v1/namespaces/"+ns+"/configmaps", data, "Content-Type", pb, "Accept", pb+", application/json").must(t, http.StatusCreated)
+	o := c.post(t, "/api/v1/namespaces/"+ns+"/configmaps", data, "Content-Type", pb, "Accept", "application/json").must(t, http.StatusCreated)
 	equal(t, "name", o.str("metadata.name"), "app-config")
 	equal(t, "namespace", o.str("metadata.namespace"), ns)
 	equal(t, "data", o.path("data"), map[string]any{"key": "value", "other": "two words"})

@@ -43,6 +43,10 @@ func writeStatus(w http.ResponseWriter, r *http.Request, err error) {
 	if rw, ok := w.(*loggingWriter); ok {
 		rw.errMsg = se.Status.Message
 	}
+	if wantsProtobufError(r) {
+		writeProtobuf(w, int(se.Status.Code), &se.Status)
+		return
+	}
 	writeJSON(w, int(se.Status.Code), se.Status)
 }
 

@@ -23,6 +23,8 @@ type request struct {
 	user *auth.UserInfo
 	// custom is the served version of a CRD when res is a custom resource.
 	custom *apiextensions.Served
+	// protobuf: the answer is written in protobuf (negotiate.go).
+	protobuf bool
 }
 
 func (q *request) query(name string) string { return q.r.URL.Query().Get(name) }
@@ -99,6 +101,12 @@ func (s *Server) serveAPI(w http.ResponseWriter, r *http.Request) {
 		writeStatus(w, r, err)
 		return
 	}
+	f, err := negotiateAnswer(q)
+	if err != nil {
+		writeStatus(w, r, err)
+		return
+	}
+	q.protobuf = f == formatProtobuf
 	if info.Verb == "watch" {
 		s.serveWatch(q)
 		return
@@ -158,7 +166,7 @@ func (s *Server) handleGet(ctx context.Context, q *request) error {
 		if err != nil {
 			return err
 		}
-		writeJSON(q.w, http.StatusOK, sc)
+		q.write(http.StatusOK, sc)
 		return nil
 	default:
 		return methodNotAllowed()
@@ -175,6 +183,9 @@ func (s *Server) handleList(ctx context.Context, q *request) error {
 	if err != nil {
 		return err
 	}
+	if q.protobuf {
+		return s.writeListProtobuf(ctx, q, opts) // listproto.go
+	}
 	if useListFastPath(q) {
 		return s.writeListJSON(ctx, q, opts) // the same answer as below, without decoding (listjson.go)
 	}
@@ -185,11 +196,7 @@ func (s *Server) handleList(ctx context.Context, q *request) error {
 	if wantsTable(q.r) {
 		return s.writeTable(q, items, listMeta)
 	}
-	writeJSON(q.w, http.StatusOK, metav1.List{
-		TypeMeta: metav1.TypeMeta{Kind: q.res.ListKind(), APIVersion: q.res.GroupVersion()},
-		ListMeta: listMeta,
-		Items:    nonNilItems(withoutTypeMeta(q, items)),
-	})
+	q.writeList(listMeta, items)
 	return nil
 }
 
@@ -357,7 +364,7 @@ func (s *Server) handleDelete(ctx context.Context, q *request) error {
 		return s.writeObject(q, http.StatusOK, obj)
 	}
 	meta := obj.GetObjectMeta()
-	writeJSON(q.w, http.StatusOK, metav1.Status{
+	q.write(http.StatusOK, &metav1.Status{
 		TypeMeta: metav1.TypeMeta{Kind: "Status", APIVersion: "v1"},
 		Status:   metav1.StatusSuccess,
 		Details:  &metav1.StatusDetails{Name: meta.Name, Group: q.res.Group, Kind: q.res.Resource, UID: meta.UID},
@@ -406,17 +413,18 @@ func (s *Server) handleDeleteCollection(ctx context.Context, q *request) error {
 		}
 		out = append(out, obj)
 	}
-	writeJSON(q.w, http.StatusOK, metav1.List{
-		TypeMeta: metav1.TypeMeta{Kind: q.res.ListKind(), APIVersion: q.res.GroupVersion()},
-		ListMeta: metav1.ListMeta{ResourceVersion: listMeta.ResourceVersion},
-		Items:    nonNilItems(withoutTypeMeta(q, out)),
-	})
+	q.writeList(metav1.ListMeta{ResourceVersion: listMeta.ResourceVersion}, out)
 	return nil
 }
 
-// writeObject writes one object as JSON, or as a one-row Table when asked.
+// writeObject writes one object in the negotiated format, or as a one-row
+// Table when asked.
 func (s *Server) writeObject(q *request, code int, obj metav1.Object) error {
 	setTypeMeta(q.res, obj)
+	if q.protobuf {
+		writeProtobuf(q.w, code, obj)
+		return nil
+	}
 	if wantsTable(q.r) && q.info.Subresource == "" {
 		t, err := s.table(q, []metav1.Object{obj}, metav1.ListMeta{ResourceVersion: obj.GetObjectMeta().ResourceVersion}, false)
 		if err != nil {
@@ -436,6 +444,30 @@ func (s *Server) writeTable(q *request, items []metav1.Object, listMeta metav1.L
 	}
 	writeJSON(q.w, http.StatusOK, t)
 	return nil
+}
+
+// write writes an answer that is not the resource's own object (a Status,
+// a Scale, a TokenRequest) in the negotiated format.
+func (q *request) write(code int, obj typed) {
+	if q.protobuf {
+		writeProtobuf(q.w, code, obj)
+		return
+	}
+	writeJSON(q.w, code, obj)
+}
+
+// writeList writes a list of decoded objects in the negotiated format:
+// upstream's typed list (PodList, ...), whose items carry no kind.
+func (q *request) writeList(listMeta metav1.ListMeta, items []metav1.Object) {
+	if q.protobuf {
+		writeItemsProtobuf(q, listMeta, items)
+		return
+	}
+	writeJSON(q.w, http.StatusOK, metav1.List{
+		TypeMeta: metav1.TypeMeta{Kind: q.res.ListKind(), APIVersion: q.res.GroupVersion()},
+		ListMeta: listMeta,
+		Items:    nonNilItems(withoutTypeMeta(q, items)),
+	})
 }
 
 // wantsTable: the Accept header asks for meta.k8s.io Table (kubectl get's human output).

@@ -263,7 +263,7 @@ func (s *Server) handleTokenRequest(ctx context.Context, q *request) error {
 	tr.ObjectMeta = metav1.ObjectMeta{Name: sa.Name, Namespace: sa.Namespace, CreationTimestamp: metav1.NewTime(now)}
 	tr.Status = authenticationv1.TokenRequestStatus{Token: token, ExpirationTimestamp: metav1.NewTime(exp)}
 	setTypeMeta(tokenRequestKind, tr)
-	writeJSON(q.w, http.StatusCreated, tr)
+	q.write(http.StatusCreated, tr)
 	return nil
 }
 

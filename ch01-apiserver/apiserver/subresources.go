@@ -133,7 +133,7 @@ func (s *Server) handleScaleUpdate(ctx context.Context, q *request, patchBody []
 	if err != nil {
 		return err
 	}
-	writeJSON(q.w, http.StatusOK, sc)
+	q.write(http.StatusOK, sc)
 	return nil
 }
 
@@ -187,7 +187,7 @@ func (s *Server) handleBinding(ctx context.Context, q *request) error {
 	if err := s.assignPod(ctx, q, b); err != nil {
 		return err
 	}
-	writeJSON(q.w, http.StatusCreated, metav1.Status{TypeMeta: metav1.TypeMeta{Kind: "Status", APIVersion: "v1"},
+	q.write(http.StatusCreated, &metav1.Status{TypeMeta: metav1.TypeMeta{Kind: "Status", APIVersion: "v1"},
 		Status: metav1.StatusSuccess, Code: http.StatusCreated})
 	return nil
 }

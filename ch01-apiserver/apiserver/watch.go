@@ -13,6 +13,7 @@ import (
 	"kubik/ch01-apiserver/api/metav1"
 	"kubik/ch01-apiserver/api/scheme"
 	"kubik/ch01-apiserver/apiserver/printers"
+	"kubik/ch01-apiserver/apiserver/protobuf"
 	"kubik/ch01-apiserver/storage"
 )
 
@@ -36,6 +37,7 @@ type watchEncoder struct {
 	flusher   http.Flusher
 	table     bool
 	sentTable bool
+	protobuf  bool // protobuf frames (watchFrame), not JSON lines
 	batching  bool // more events are waiting: write without flushing
 }
 
@@ -49,6 +51,8 @@ func (e *watchEncoder) send(eventType string, obj any) error {
 		}
 		e.sentTable = true
 		raw, err = json.Marshal(t)
+	} else if t, ok := obj.(typed); ok && e.protobuf {
+		return e.write(watchFrame(eventType, t))
 	} else {
 		raw, err = json.Marshal(obj)
 	}
@@ -56,6 +60,20 @@ func (e *watchEncoder) send(eventType string, obj any) error {
 		return err
 	}
 	return e.write(watchLine(eventType, raw))
+}
+
+// watchFrame is one event of a protobuf watch stream, as upstream's
+// protobuf stream serializer frames it: a 4-byte length, then a
+// metav1.WatchEvent whose object is the enveloped object.
+func watchFrame(eventType string, obj typed) []byte {
+	raw, err := protobuf.Marshal(obj)
+	if err != nil {
+		st := ErrInternal(err).Status
+		eventType, obj = metav1.Error, &st
+		raw, _ = protobuf.Marshal(obj)
+	}
+	tm := obj.GetTypeMeta()
+	return protobuf.AppendWatchEvent(nil, eventType, protobuf.EncodeEnvelope(tm.APIVersion, tm.Kind, raw))
 }
 
 // watchLine is the JSON of metav1.WatchEvent{Type, Object: raw} and a
@@ -85,11 +103,15 @@ func (e *watchEncoder) write(line []byte) error {
 	return nil
 }
 
-// sendShared writes an event as plain JSON, encoded once per storage event
-// and shared by every watcher of the resource that receives the same event
-// (see storage.EventCache; with a nil cache it encodes as send does).
+// sendShared writes an event as plain JSON or as a protobuf frame, encoded
+// once per storage event and format and shared by every watcher of the
+// resource that receives the same event (see storage.EventCache; with a nil
+// cache it encodes as send does).
 func (e *watchEncoder) sendShared(cache *storage.EventCache, eventType string, obj metav1.Object) error {
-	line, err := cache.Get(watchLineKey{e.q.res, eventType}, func() (any, error) {
+	line, err := cache.Get(watchLineKey{e.q.res, eventType, e.protobuf}, func() (any, error) {
+		if e.protobuf {
+			return watchFrame(eventType, obj), nil
+		}
 		raw, err := json.Marshal(obj)
 		if err != nil {
 			return nil, err
@@ -131,7 +153,7 @@ func (s *Server) serveWatch(q *request) {
 	}
 	if timeout < 0 {
 		// Upstream's watch timer fires at once: an empty stream, closed.
-		q.w.Header().Set("Content-Type", "application/json")
+		q.w.Header().Set("Content-Type", watchContentType(q))
 		q.w.Header().Set("Cache-Control", "no-cache, private")
 		q.w.WriteHeader(http.StatusOK)
 		return
@@ -166,11 +188,11 @@ func (s *Server) serveWatch(q *request) {
 	}
 	events, err := s.cfg.Storage.Watch(ctx, prefix, startRev)
 
-	q.w.Header().Set("Content-Type", "application/json")
+	q.w.Header().Set("Content-Type", watchContentType(q))
 	q.w.Header().Set("Cache-Control", "no-cache, private")
 	q.w.Header().Set("Transfer-Encoding", "chunked")
 	q.w.WriteHeader(http.StatusOK)
-	enc := &watchEncoder{q: q, s: s, w: q.w, flusher: flusher, table: wantsTable(q.r)}
+	enc := &watchEncoder{q: q, s: s, w: q.w, flusher: flusher, table: !q.protobuf && wantsTable(q.r), protobuf: q.protobuf}
 	flusher.Flush()
 
 	if err != nil {
@@ -183,7 +205,7 @@ func (s *Server) serveWatch(q *request) {
 		} else {
 			st = asStatus(storageError(err))
 		}
-		enc.send(metav1.Error, st.Status)
+		enc.send(metav1.Error, &st.Status)
 		return
 	}
 	for _, obj := range initial {
@@ -250,7 +272,7 @@ func (s *Server) sendEvent(enc *watchEncoder, opts *listOptions, ev storage.Even
 	eventType, obj, err := s.convertEvent(enc.q, opts, ev, !enc.table)
 	if err != nil {
 		enc.batching = false
-		enc.send(metav1.Error, asStatus(err).Status)
+		enc.send(metav1.Error, &asStatus(err).Status)
 		return err
 	}
 	if eventType == "" {
@@ -329,6 +351,16 @@ type decodedKey struct {
 type watchLineKey struct {
 	res       *scheme.Resource
 	eventType string
+	protobuf  bool
+}
+
+// watchContentType is upstream's: a JSON stream is application/json, any
+// other format says ;stream=watch.
+func watchContentType(q *request) string {
+	if q.protobuf {
+		return mediaProtobuf + ";stream=watch"
+	}
+	return mediaJSON
 }
 
 // table renders objects as the Table kubectl get prints.

@@ -192,6 +192,9 @@ type CustomResourceDefinitionStatus struct {
 	AcceptedNames CustomResourceDefinitionNames `json:"acceptedNames" protobuf:"bytes,2,opt,name=acceptedNames"`
 	// StoredVersions lists all versions of CustomResources that were ever persisted.
 	StoredVersions []string `json:"storedVersions" protobuf:"bytes,3,rep,name=storedVersions"`
+	// ObservedGeneration is the generation the conditions were set for
+	// (left 0 here; upstream's field 4, so that the protobuf form has it).
+	ObservedGeneration int64 `json:"observedGeneration,omitempty" protobuf:"varint,4,opt,name=observedGeneration"`
 }
 
 // CustomResourceValidation is a list of validation methods for CustomResources.

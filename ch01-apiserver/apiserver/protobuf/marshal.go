@@ -57,16 +57,18 @@ func appendField(b []byte, num protowire.Number, v reflect.Value) ([]byte, error
 		keys := v.MapKeys()
 		slices.SortFunc(keys, compareKeys)
 		for _, k := range keys {
-			var entry []byte
-			var err error
-			if entry, err = appendValue(entry, 1, k); err != nil {
-				return nil, err
-			}
-			if entry, err = appendValue(entry, 2, v.MapIndex(k)); err != nil {
-				return nil, err
-			}
 			b = protowire.AppendTag(b, num, protowire.BytesType)
-			b = protowire.AppendBytes(b, entry)
+			var err error
+			b, err = appendNested(b, func(b []byte) ([]byte, error) {
+				b, err := appendValue(b, 1, k)
+				if err != nil {
+					return nil, err
+				}
+				return appendValue(b, 2, v.MapIndex(k))
+			})
+			if err != nil {
+				return nil, err
+			}
 		}
 		return b, nil
 	case t.Kind() == reflect.Slice && !isBytes(t):
@@ -123,17 +125,39 @@ func appendValue(b []byte, num protowire.Number, v reflect.Value) ([]byte, error
 		b = protowire.AppendTag(b, num, typ)
 		return protowire.AppendBytes(b, v.Bytes()), nil
 	}
-	var msg []byte
-	if isListMessage(v.Type()) {
-		msg, err = appendField(nil, 1, v) // { repeated items = 1 }
-	} else {
-		msg, err = appendMessage(nil, v)
-	}
+	b = protowire.AppendTag(b, num, typ)
+	return appendNested(b, func(b []byte) ([]byte, error) {
+		if isListMessage(v.Type()) {
+			return appendField(b, 1, v) // { repeated items = 1 }
+		}
+		return appendMessage(b, v)
+	})
+}
+
+// appendNested appends a length-delimited nested message written by
+// write, in place: one byte is kept for the length, and the message is
+// moved up in the rare case its length needs more (128 bytes or more need
+// two). A message built in a buffer of its own, then copied, costs an
+// allocation per nested message: dozens for a pod.
+func appendNested(b []byte, write func([]byte) ([]byte, error)) ([]byte, error) {
+	at := len(b)
+	b = append(b, 0)
+	b, err := write(b)
 	if err != nil {
 		return nil, err
 	}
-	b = protowire.AppendTag(b, num, typ)
-	return protowire.AppendBytes(b, msg), nil
+	n := len(b) - at - 1
+	if n < 0x80 {
+		b[at] = byte(n)
+		return b, nil
+	}
+	extra := protowire.SizeVarint(uint64(n)) - 1
+	for range extra {
+		b = append(b, 0)
+	}
+	copy(b[at+1+extra:], b[at+1:at+1+n])
+	protowire.AppendVarint(b[:at], uint64(n))
+	return b, nil
 }
 
 // compareKeys orders map keys as gogo does: strings and numbers ascending.

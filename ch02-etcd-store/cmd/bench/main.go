@@ -6,7 +6,9 @@
 //   - LIST of 10,000 pods: whole, in pages of 500, and with resourceVersion=0;
 //   - watch fan-out: 100 and 1000 watchers of pods, N pods created by 8
 //     clients; events/s delivered and how long after the last create every
-//     watcher had every event.
+//     watcher had every event;
+//   - the same in protobuf (bodies, answers and watch frames), as the
+//     control plane's components speak to the apiserver (protobuf.go).
 //
 // The servers run one after another, each on a fresh etcd process with an
 // empty data directory (so they never share etcd or compete for the CPU):
@@ -227,6 +229,9 @@ func measure(ctx context.Context, c *client, fanouts [][2]int, allocs func() uin
 			fmt.Printf("  creates rep %d: %.0f/s p50 %.2f ms p99 %.2f ms\n", rep+1, rates[rep], p50s[rep], p99s[rep])
 		}
 		r["create.rate"], r["create.p50"], r["create.p99"] = median(rates), median(p50s), median(p99s)
+		if err := measureCreatesProtobuf(ctx, one, r); err != nil {
+			return nil, err
+		}
 
 		// 2. Lists of 10k pods.
 		t0 := time.Now()
@@ -234,16 +239,20 @@ func measure(ctx context.Context, c *client, fanouts [][2]int, allocs func() uin
 			return nil, err
 		}
 		fmt.Printf("  %d pods created by 8 clients in %v\n", *pods, time.Since(t0).Round(time.Millisecond))
-		for _, l := range []struct{ key, query string }{
-			{"list.full", ""}, {"list.paged", "limit=500"}, {"list.rv0", "resourceVersion=0"},
+		for _, l := range []struct {
+			key, query string
+			pb         bool
+		}{
+			{"list.full", "", false}, {"list.paged", "limit=500", false}, {"list.rv0", "resourceVersion=0", false},
+			{"list.pb.full", "", true}, {"list.pb.paged", "limit=500", true}, {"list.pb.rv0", "resourceVersion=0", true},
 		} {
-			if _, _, err := c.listAll(ctx, "bench", l.query); err != nil { // warm-up
+			if _, _, err := c.listAll(ctx, "bench", l.query, l.pb); err != nil { // warm-up
 				return nil, err
 			}
 			var times []float64
 			for range *reps {
 				t0 := time.Now()
-				n, pages, err := c.listAll(ctx, "bench", l.query)
+				n, pages, err := c.listAll(ctx, "bench", l.query, l.pb)
 				if err != nil {
 					return nil, err
 				}
@@ -254,36 +263,46 @@ func measure(ctx context.Context, c *client, fanouts [][2]int, allocs func() uin
 				_ = pages
 			}
 			r[l.key] = median(times)
-			fmt.Printf("  list %-18q %v ms\n", l.query, fmtList(times))
+			fmt.Printf("  list %-18q %-8s %v ms\n", l.query, formatName(l.pb), fmtList(times))
 		}
 	}
 
-	// 3. Watch fan-out.
-	for _, f := range fanouts {
-		w, n := f[0], f[1]
-		var rates, lags, allocsPer []float64
-		rewatches := 0
-		for rep := range *reps {
-			fr, err := c.fanout(ctx, "watch", fmt.Sprintf("f%d-%d", w, rep), w, n, allocs)
-			if err != nil {
-				return nil, err
+	// 3. Watch fan-out, in JSON and (not in the in-process run) in protobuf.
+	formats := []bool{false, true}
+	if allocs != nil {
+		formats = formats[:1]
+	}
+	for _, pb := range formats {
+		for _, f := range fanouts {
+			w, n := f[0], f[1]
+			key := fmt.Sprintf("fanout%d", w)
+			if pb {
+				key += ".pb"
 			}
-			rates = append(rates, fr.rate)
-			lags = append(lags, fr.lag)
-			allocsPer = append(allocsPer, fr.allocsPerEvent)
-			rewatches += fr.rewatches
-			fmt.Printf("  fan-out %d watchers × %d creates: %.0f events/s, all delivered %.0f ms after the last create (creates took %.0f ms), %d re-watches",
-				w, n, fr.rate, fr.lag, fr.createMs, fr.rewatches)
+			var rates, lags, allocsPer []float64
+			rewatches := 0
+			for rep := range *reps {
+				fr, err := c.fanout(ctx, "watch", fmt.Sprintf("f%d-%d-%s", w, rep, formatName(pb)), w, n, allocs, pb)
+				if err != nil {
+					return nil, err
+				}
+				rates = append(rates, fr.rate)
+				lags = append(lags, fr.lag)
+				allocsPer = append(allocsPer, fr.allocsPerEvent)
+				rewatches += fr.rewatches
+				fmt.Printf("  fan-out %s %d watchers × %d creates: %.0f events/s, all delivered %.0f ms after the last create (creates took %.0f ms), %d re-watches",
+					formatName(pb), w, n, fr.rate, fr.lag, fr.createMs, fr.rewatches)
+				if allocs != nil {
+					fmt.Printf(", %.1f allocs/event", fr.allocsPerEvent)
+				}
+				fmt.Println()
+			}
+			r[key+".rate"] = median(rates)
+			r[key+".lag"] = median(lags)
+			r[key+".rewatches"] = float64(rewatches)
 			if allocs != nil {
-				fmt.Printf(", %.1f allocs/event", fr.allocsPerEvent)
+				r[key+".allocs"] = median(allocsPer)
 			}
-			fmt.Println()
-		}
-		r[fmt.Sprintf("fanout%d.rate", w)] = median(rates)
-		r[fmt.Sprintf("fanout%d.lag", w)] = median(lags)
-		r[fmt.Sprintf("fanout%d.rewatches", w)] = float64(rewatches)
-		if allocs != nil {
-			r[fmt.Sprintf("fanout%d.allocs", w)] = median(allocsPer)
 		}
 	}
 	return r, nil
@@ -375,6 +394,7 @@ func printTable(columns []string, results map[string]result, fanouts [][2]int) {
 			metric{fmt.Sprintf("fanout%d.lag", f[0]), "  all delivered after last create, ms", false},
 			metric{fmt.Sprintf("fanout%d.rewatches", f[0]), fmt.Sprintf("  re-watches (slow watchers cut, all %d reps)", *reps), false})
 	}
+	metrics = append(metrics, protobufMetrics(fanouts)...)
 	fmt.Printf("\nmedians of %d repetitions; ratio = Kubik vs upstream, >1 is better for Kubik (rates: ours/theirs, times: theirs/ours)\n\n", *reps)
 	printColumns(columns, results, metrics)
 	if _, ok := results["inprocess"]; ok {
@@ -626,7 +646,7 @@ func (c *client) createPods(ctx context.Context, ns, prefix string, n, clients i
 
 // listAll lists the pods of ns, following continue tokens; it returns how
 // many pods and pages it read.
-func (c *client) listAll(ctx context.Context, ns, query string) (int, int, error) {
+func (c *client) listAll(ctx context.Context, ns, query string, pb bool) (int, int, error) {
 	n, pages := 0, 0
 	token := ""
 	for {
@@ -638,12 +658,28 @@ func (c *client) listAll(ctx context.Context, ns, query string) (int, int, error
 		if q != "" {
 			path += "?" + strings.TrimPrefix(q, "&")
 		}
-		code, body, err := c.do(ctx, http.MethodGet, path, nil)
+		do := c.do
+		if pb {
+			do = c.doProtobuf
+		}
+		code, body, err := do(ctx, http.MethodGet, path, nil)
 		if err != nil {
 			return 0, 0, err
 		}
 		if code != http.StatusOK {
 			return 0, 0, fmt.Errorf("list %s: %d %.300s", path, code, body)
+		}
+		if pb {
+			items, next, err := countListProtobuf(body)
+			if err != nil {
+				return 0, 0, err
+			}
+			n += items
+			pages++
+			if token = next; token == "" {
+				return n, pages, nil
+			}
+			continue
 		}
 		var page struct {
 			Metadata struct {
@@ -671,8 +707,8 @@ type fanoutResult struct {
 // (100 per HTTP/2 connection), creates n pods named prefix-* with 8 clients
 // and waits until every watcher has read all n ADDED events. A watch the
 // server ends early is resumed from the last resourceVersion it delivered,
-// as client-go's reflector does.
-func (c *client) fanout(ctx context.Context, ns, prefix string, w, n int, allocs func() uint64) (fanoutResult, error) {
+// as client-go's reflector does. With pb the watches ask for protobuf.
+func (c *client) fanout(ctx context.Context, ns, prefix string, w, n int, allocs func() uint64, pb bool) (fanoutResult, error) {
 	code, body, err := c.do(ctx, http.MethodGet, "/api/v1/namespaces/"+ns+"/pods?limit=1", nil)
 	if err != nil || code != http.StatusOK {
 		return fanoutResult{}, fmt.Errorf("list before watch: %d %v", code, err)
@@ -710,6 +746,9 @@ func (c *client) fanout(ctx context.Context, ns, prefix string, w, n int, allocs
 		if err != nil {
 			return nil, err
 		}
+		if pb {
+			req.Header.Set("Accept", acceptProtobuf)
+		}
 		resp, err := hc.Do(req)
 		if err != nil {
 			return nil, err
@@ -738,23 +777,32 @@ func (c *client) fanout(ctx context.Context, ns, prefix string, w, n int, allocs
 			defer done.Done()
 			seen, last := 0, ""
 			for {
-				rd := bufio.NewReaderSize(resp.Body, 64<<10)
-				for seen < n {
-					line, err := rd.ReadSlice('\n')
-					if err != nil {
-						break
+				if pb {
+					var err error
+					if seen, last, err = readFrames(resp.Body, prefix, seen, n, last); err != nil {
+						errc <- err
+						resp.Body.Close()
+						return
 					}
-					if !bytes.HasPrefix(line, []byte(`{"type":"ADDED"`)) {
-						if bytes.HasPrefix(line, []byte(`{"type":"ERROR"`)) {
-							errc <- fmt.Errorf("watch error: %.300s", line)
-							resp.Body.Close()
-							return
+				} else {
+					rd := bufio.NewReaderSize(resp.Body, 64<<10)
+					for seen < n {
+						line, err := rd.ReadSlice('\n')
+						if err != nil {
+							break
 						}
-						continue
-					}
-					if bytes.Contains(line, []byte(`"name":"`+prefix+"-")) {
-						seen++
-						last = resourceVersionOf(line)
+						if !bytes.HasPrefix(line, []byte(`{"type":"ADDED"`)) {
+							if bytes.HasPrefix(line, []byte(`{"type":"ERROR"`)) {
+								errc <- fmt.Errorf("watch error: %.300s", line)
+								resp.Body.Close()
+								return
+							}
+							continue
+						}
+						if bytes.Contains(line, []byte(`"name":"`+prefix+"-")) {
+							seen++
+							last = resourceVersionOf(line)
+						}
 					}
 				}
 				resp.Body.Close()

@@ -4,9 +4,12 @@
 //
 // A Client holds one identity (the client certificate of a component's
 // kubeconfig), one HTTP/2 connection pool and one client-side rate limiter
-// (--kube-api-qps/--kube-api-burst). Requests are JSON; answers are decoded
-// into our API types. The generic helpers in typed.go find a type's REST path
-// in the apiserver's own resource table (package scheme):
+// (--kube-api-qps/--kube-api-burst). Requests are JSON; the typed helpers ask
+// for answers in protobuf first, as client-go's clientsets in kube-scheduler
+// and kube-controller-manager do, and decode whichever format comes back
+// (custom resources answer in JSON) into our API types. The generic helpers
+// in typed.go find a type's REST path in the apiserver's own resource table
+// (package scheme):
 //
 //	pod, err := client.Get[corev1.Pod](ctx, c, "default", "web")
 //	nodes, err := client.List[corev1.Node](ctx, c, "", client.ListOptions{})
@@ -24,11 +27,14 @@ import (
 	"mime"
 	"net/http"
 	"net/url"
+	"reflect"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"kubik/ch01-apiserver/api/metav1"
+	"kubik/ch01-apiserver/apiserver/protobuf"
 	"kubik/ch01-apiserver/pki"
 	"kubik/ch03-scheduler/clientgo/util/flowcontrol"
 )
@@ -120,10 +126,18 @@ type Request struct {
 	// ContentType of Body; application/json when empty.
 	ContentType string
 	Body        []byte
+	// Accept lists the media types the answer may come in; application/json
+	// when empty. The typed helpers send AcceptProtobuf for our API types.
+	Accept string
 }
 
-// Do sends r and decodes a successful answer's JSON body into out (unless
-// out is nil). An answer with status 300 or more is returned as a
+// AcceptProtobuf is the Accept header of client-go's clientsets in the
+// control plane's components: protobuf first, JSON for what has no
+// protobuf form.
+const AcceptProtobuf = protobuf.ContentType + ",application/json"
+
+// Do sends r and decodes a successful answer's body, JSON or protobuf, into
+// out (unless out is nil). An answer with status 300 or more is returned as a
 // *StatusError. A 429 Too Many Requests (the apiserver's priority and
 // fairness, or its max-in-flight limit) is retried after Retry-After, as
 // client-go does.
@@ -150,7 +164,7 @@ func (c *Client) Do(ctx context.Context, r Request, out any) error {
 		if out == nil || len(data) == 0 {
 			return nil
 		}
-		if err := json.Unmarshal(data, out); err != nil {
+		if err := decodeAnswer(resp.Header.Get("Content-Type"), data, out); err != nil {
 			return fmt.Errorf("%s %s: decoding the answer: %w", r.Method, r.Path, err)
 		}
 		return nil
@@ -200,7 +214,11 @@ func (c *Client) send(ctx context.Context, r Request) (*http.Response, error) {
 	if err != nil {
 		return nil, err
 	}
-	req.Header.Set("Accept", "application/json")
+	accept := r.Accept
+	if accept == "" {
+		accept = "application/json"
+	}
+	req.Header.Set("Accept", accept)
 	if r.Body != nil {
 		ct := r.ContentType
 		if ct == "" {
@@ -237,9 +255,9 @@ func sleep(ctx context.Context, d time.Duration) error {
 // the HTTP status code, as client-go's newUnstructuredResponseError does.
 func statusErrorFromResponse(resp *http.Response, body []byte) *StatusError {
 	ct, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type"))
-	if ct == "application/json" {
+	if ct == "application/json" || ct == protobuf.ContentType {
 		var st metav1.Status
-		if json.Unmarshal(body, &st) == nil && st.Kind == "Status" {
+		if decodeAnswer(ct, body, &st) == nil && st.Kind == "Status" {
 			if st.Code == 0 {
 				st.Code = int32(resp.StatusCode)
 			}
@@ -256,3 +274,48 @@ func statusErrorFromResponse(resp *http.Response, body []byte) *StatusError {
 		Reason: reasonForCode(resp.StatusCode), Message: msg,
 	}}
 }
+
+// decodeAnswer decodes a body in the format its Content-Type names: the
+// protobuf envelope (whose kind and apiVersion are set on out, as a JSON
+// answer sets them) or JSON.
+func decodeAnswer(contentType string, data []byte, out any) error {
+	ct, _, _ := mime.ParseMediaType(contentType)
+	if ct != protobuf.ContentType {
+		return json.Unmarshal(data, out)
+	}
+	apiVersion, kind, raw, err := protobuf.DecodeEnvelope(data)
+	if err != nil {
+		return err
+	}
+	if err := protobuf.Unmarshal(raw, out); err != nil {
+		return err
+	}
+	if o, ok := out.(interface{ GetTypeMeta() *metav1.TypeMeta }); ok {
+		*o.GetTypeMeta() = metav1.TypeMeta{APIVersion: apiVersion, Kind: kind}
+	}
+	return nil
+}
+
+// acceptFor is the Accept header for an answer decoded into out:
+// AcceptProtobuf when out is one of our API types (a struct whose fields
+// carry protobuf tags), JSON for anything else.
+func acceptFor(out any) string {
+	t := reflect.TypeOf(out)
+	if t == nil || t.Kind() != reflect.Pointer || t.Elem().Kind() != reflect.Struct {
+		return "application/json"
+	}
+	if v, ok := protobufForm.Load(t); ok {
+		return v.(string)
+	}
+	accept := "application/json"
+	for i := range t.Elem().NumField() {
+		if tag := t.Elem().Field(i).Tag.Get("protobuf"); tag != "" && tag != "-" {
+			accept = AcceptProtobuf
+			break
+		}
+	}
+	protobufForm.Store(t, accept)
+	return accept
+}
+
+var protobufForm sync.Map // reflect.Type → the Accept header for it

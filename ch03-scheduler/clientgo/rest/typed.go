@@ -25,8 +25,8 @@ type Object[T any] interface {
 // ObjectList is one page of a list: its metadata (the resourceVersion the
 // list was read at, the continue token) and the items.
 type ObjectList[T any] struct {
-	metav1.ListMeta `json:"metadata"`
-	Items           []T `json:"items"`
+	metav1.ListMeta `json:"metadata" protobuf:"bytes,1,opt,name=metadata"`
+	Items           []T `json:"items" protobuf:"bytes,2,rep,name=items"`
 }
 
 // ListOptions are the query parameters of a list or a watch.
@@ -150,7 +150,7 @@ func Get[T any, PT Object[T]](ctx context.Context, c *Client, namespace, name st
 		return nil, err
 	}
 	out := new(T)
-	if err := c.Do(ctx, Request{Method: http.MethodGet, Path: p}, out); err != nil {
+	if err := c.Do(ctx, Request{Method: http.MethodGet, Path: p, Accept: acceptFor(out)}, out); err != nil {
 		return nil, err
 	}
 	return out, nil
@@ -176,7 +176,7 @@ func ListResource[T any, PT Object[T]](ctx context.Context, c *Client, r *scheme
 
 func listPath[T any](ctx context.Context, c *Client, p string, opts ListOptions) (*ObjectList[T], error) {
 	out := &ObjectList[T]{}
-	if err := c.Do(ctx, Request{Method: http.MethodGet, Path: p, Query: opts.query()}, out); err != nil {
+	if err := c.Do(ctx, Request{Method: http.MethodGet, Path: p, Query: opts.query(), Accept: acceptFor(new(T))}, out); err != nil {
 		return nil, err
 	}
 	return out, nil
@@ -229,7 +229,7 @@ func Patch[T any, PT Object[T]](ctx context.Context, c *Client, namespace, name 
 		return nil, err
 	}
 	out := new(T)
-	if err := c.Do(ctx, Request{Method: http.MethodPatch, Path: p, ContentType: string(pt), Body: patch}, out); err != nil {
+	if err := c.Do(ctx, Request{Method: http.MethodPatch, Path: p, ContentType: string(pt), Body: patch, Accept: acceptFor(out)}, out); err != nil {
 		return nil, err
 	}
 	return out, nil
@@ -265,7 +265,7 @@ func CreateSubresource[T any, PT Object[T]](ctx context.Context, c *Client, name
 	if err != nil {
 		return err
 	}
-	return c.Do(ctx, Request{Method: http.MethodPost, Path: p, Body: data}, out)
+	return c.Do(ctx, Request{Method: http.MethodPost, Path: p, Body: data, Accept: acceptFor(out)}, out)
 }
 
 func send[T any](ctx context.Context, c *Client, method, path, contentType string, obj *T) (*T, error) {
@@ -274,7 +274,7 @@ func send[T any](ctx context.Context, c *Client, method, path, contentType strin
 		return nil, err
 	}
 	out := new(T)
-	if err := c.Do(ctx, Request{Method: method, Path: path, ContentType: contentType, Body: data}, out); err != nil {
+	if err := c.Do(ctx, Request{Method: method, Path: path, ContentType: contentType, Body: data, Accept: acceptFor(out)}, out); err != nil {
 		return nil, err
 	}
 	return out, nil

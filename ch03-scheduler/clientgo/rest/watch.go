@@ -1,15 +1,19 @@
 package rest
 
 import (
+	"bufio"
 	"context"
+	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
+	"mime"
 	"net/http"
 
 	"kubik/ch01-apiserver/api/metav1"
 	"kubik/ch01-apiserver/api/scheme"
+	"kubik/ch01-apiserver/apiserver/protobuf"
 )
 
 // Event is one change a watch reports.
@@ -44,8 +48,8 @@ func (w *Watcher[T]) Stop() {
 	<-w.done
 }
 
-// Watch opens GET ...?watch=true and decodes its newline-delimited
-// WatchEvent JSON into typed events. An error to open it (403, 400, ...)
+// Watch opens GET ...?watch=true and decodes its events, protobuf frames
+// or newline-delimited WatchEvent JSON, into typed events. An error to open it (403, 400, ...)
 // is returned here; an expired resourceVersion comes as an ERROR event with
 // a 410 (or, from some servers, as a 410 here): check with IsGone.
 func Watch[T any, PT Object[T]](ctx context.Context, c *Client, namespace string, opts ListOptions) (*Watcher[T], error) {
@@ -66,7 +70,7 @@ func watchPath[T any](ctx context.Context, c *Client, p string, opts ListOptions
 	q := opts.query()
 	q.Set("watch", "true")
 	ctx, cancel := context.WithCancel(ctx)
-	resp, err := c.send(ctx, Request{Method: http.MethodGet, Path: p, Query: q})
+	resp, err := c.send(ctx, Request{Method: http.MethodGet, Path: p, Query: q, Accept: acceptFor(new(T))})
 	if err != nil {
 		cancel()
 		return nil, err
@@ -78,8 +82,78 @@ func watchPath[T any](ctx context.Context, c *Client, p string, opts ListOptions
 		return nil, statusErrorFromResponse(resp, data)
 	}
 	w := &Watcher[T]{events: make(chan Event[T]), cancel: cancel, done: make(chan struct{})}
-	go w.receive(ctx, resp.Body)
+	if ct, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type")); ct == protobuf.ContentType {
+		go w.receiveProtobuf(ctx, resp.Body)
+	} else {
+		go w.receive(ctx, resp.Body)
+	}
 	return w, nil
+}
+
+// maxFrame bounds one event of a protobuf watch stream: an object is at
+// most etcd's 1.5 MiB, and its event is not much more.
+const maxFrame = 16 << 20
+
+// receiveProtobuf decodes a protobuf watch stream until it ends: each event
+// a 4-byte big-endian length, then a metav1.WatchEvent whose object is the
+// enveloped object (upstream's LengthDelimitedFramer).
+func (w *Watcher[T]) receiveProtobuf(ctx context.Context, body io.ReadCloser) {
+	defer close(w.done)
+	defer close(w.events)
+	defer body.Close()
+	r := bufio.NewReaderSize(body, 64<<10)
+	var frame []byte
+	for {
+		var size [4]byte
+		if _, err := io.ReadFull(r, size[:]); err != nil {
+			if ctx.Err() == nil && !errors.Is(err, io.EOF) && !errors.Is(err, io.ErrUnexpectedEOF) {
+				w.deliver(ctx, Event[T]{Type: metav1.Error, Err: fmt.Errorf("watch stream: %w", err)})
+			}
+			return
+		}
+		n := binary.BigEndian.Uint32(size[:])
+		if n > maxFrame {
+			w.deliver(ctx, Event[T]{Type: metav1.Error, Err: fmt.Errorf("watch stream: an event of %d bytes, more than %d", n, maxFrame)})
+			return
+		}
+		if cap(frame) < int(n) {
+			frame = make([]byte, n)
+		}
+		frame = frame[:n]
+		if _, err := io.ReadFull(r, frame); err != nil {
+			if ctx.Err() == nil {
+				w.deliver(ctx, Event[T]{Type: metav1.Error, Err: fmt.Errorf("watch stream: %w", err)})
+			}
+			return
+		}
+		if !w.deliver(ctx, decodeFrame[T](frame)) {
+			return
+		}
+	}
+}
+
+// decodeFrame turns one protobuf watch event into a typed event. A frame
+// that cannot be decoded is an ERROR event; the stream goes on.
+func decodeFrame[T any](frame []byte) Event[T] {
+	eventType, object, err := protobuf.DecodeWatchEvent(frame)
+	if err != nil {
+		return Event[T]{Type: metav1.Error, Err: fmt.Errorf("watch stream: %w", err)}
+	}
+	switch eventType {
+	case metav1.Error:
+		st := &metav1.Status{}
+		if err := decodeAnswer(protobuf.ContentType, object, st); err != nil || st.Code == 0 {
+			return Event[T]{Type: metav1.Error, Err: errors.New("watch stream: an ERROR event without a Status")}
+		}
+		return Event[T]{Type: metav1.Error, Err: &StatusError{ErrStatus: *st}}
+	case metav1.Added, metav1.Modified, metav1.Deleted, metav1.Bookmark:
+		obj := new(T)
+		if err := decodeAnswer(protobuf.ContentType, object, obj); err != nil {
+			return Event[T]{Type: metav1.Error, Err: fmt.Errorf("watch stream: decoding a %s event: %w", eventType, err)}
+		}
+		return Event[T]{Type: eventType, Object: obj}
+	}
+	return Event[T]{Type: metav1.Error, Err: fmt.Errorf("watch stream: unknown event type %q", eventType)}
 }
 
 // receive decodes events until the stream ends.
