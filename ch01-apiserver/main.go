@@ -18,7 +18,9 @@ import (
 )
 
 func main() {
-	var opts app.Options
+	// Extension apiservers are called at an endpoint of their Service
+	// (--enable-aggregator-routing): nothing routes ClusterIPs here.
+	opts := app.Options{EnableAggregatorRouting: true}
 	app.Main(&opts, "apiserver", func(ctx context.Context, log *slog.Logger) error {
 		// The whole cluster state: an in-memory store (chapter 2 puts etcd here).
 		store := storage.NewMemory(0)

@@ -160,6 +160,7 @@ func TestAdmissionWebhooks(t *testing.T) {
 			w := startWebhookServer(t)
 			t.Parallel()
 			k.webhooks(w)
+			k.admissionPolicies()
 		})
 	}
 }

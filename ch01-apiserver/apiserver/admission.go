@@ -41,6 +41,9 @@ import (
 //     validation.
 //   - MutatingAdmissionWebhook and ValidatingAdmissionWebhook
 //     (admission_webhook.go): the webhooks of the webhook configurations.
+//   - ValidatingAdmissionPolicy (admission_policy.go): the CEL policies
+//     bound by ValidatingAdmissionPolicyBindings, before the validating
+//     webhooks.
 //   - LimitRanger (admission_limits.go) and ResourceQuota
 //     (admission_quota.go); their checks run after validation
 //     (validateAdmission).
@@ -108,6 +111,9 @@ func (s *Server) validateAdmission(ctx context.Context, q *request, obj, old met
 			return err
 		}
 	}
+	if err := s.validatePolicies(ctx, q, obj, old); err != nil { // ValidatingAdmissionPolicy
+		return err
+	}
 	if err := s.validateWebhooks(ctx, q, obj, old); err != nil { // ValidatingAdmissionWebhook
 		return err
 	}
@@ -154,6 +160,9 @@ func (s *Server) admitDelete(ctx context.Context, q *request, namespace, name st
 		return ErrForbidden("", "namespaces", "namespaces", name, errors.New("this namespace may not be deleted"))
 	}
 	if err := s.admitNodeDelete(ctx, q, namespace, name); err != nil {
+		return err
+	}
+	if err := s.deletePolicies(ctx, q, namespace, name); err != nil { // ValidatingAdmissionPolicy
 		return err
 	}
 	return s.deleteWebhooks(ctx, q, namespace, name)

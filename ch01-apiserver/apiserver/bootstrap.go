@@ -54,6 +54,21 @@ func (s *Server) Bootstrap(ctx context.Context) error {
 			return err
 		}
 	}
+	for _, role := range bootstrappolicy.NamespaceRoles() {
+		if err := s.ensure(ctx, role); err != nil {
+			return err
+		}
+	}
+	for _, b := range bootstrappolicy.NamespaceRoleBindings() {
+		if err := s.ensure(ctx, b); err != nil {
+			return err
+		}
+	}
+	// What extension apiservers read to trust this one's clients
+	// (aggregator.go).
+	if err := s.ensureAuthenticationConfigMap(ctx); err != nil {
+		return err
+	}
 	if err := s.bootstrapFlowControl(ctx); err != nil {
 		return fmt.Errorf("creating the API Priority and Fairness objects: %w", err)
 	}

@@ -5,6 +5,7 @@ import (
 	"encoding/base64"
 	"net"
 	"net/http"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -114,6 +115,9 @@ func (s *Server) serveDiscovery(w http.ResponseWriter, r *http.Request, info *Re
 	}
 	resources := s.allResources()
 	groups, versions := discoveryGroups(resources)
+	// The extension apiservers' groups (aggregator.go).
+	groups, versions, remote := s.agg.merge(groups, versions)
+	resources = append(slices.Clip(resources), remote...)
 	switch {
 	case info.APIPrefix == "api" && info.APIVersion == "":
 		if v := aggregatedVersion(r.Header.Get("Accept")); v != "" {
@@ -128,7 +132,7 @@ func (s *Server) serveDiscovery(w http.ResponseWriter, r *http.Request, info *Re
 			named = groups
 		}
 		if v := aggregatedVersion(r.Header.Get("Accept")); v != "" {
-			s.writeAggregated(w, v, named, versions, resources)
+			s.writeAggregated(w, v, s.agg.aggregatedOrder(named), versions, resources)
 			return true
 		}
 		// /apis/<group> is parsed as group with no version: handled below.
@@ -231,15 +235,14 @@ type apiGroupDiscoveryList struct {
 
 type apiGroupDiscovery struct {
 	Metadata struct {
-		Name              string      `json:"name,omitempty"`
-		CreationTimestamp metav1.Time `json:"creationTimestamp"`
+		Name string `json:"name,omitempty"` // and no creationTimestamp, as upstream
 	} `json:"metadata"`
 	Versions []apiVersionDiscovery `json:"versions"`
 }
 
 type apiVersionDiscovery struct {
 	Version   string                 `json:"version"`
-	Resources []apiResourceDiscovery `json:"resources"`
+	Resources []apiResourceDiscovery `json:"resources,omitempty"`
 	Freshness string                 `json:"freshness"`
 }
 
@@ -273,6 +276,11 @@ func (s *Server) writeAggregated(w http.ResponseWriter, version string, groups [
 		item.Metadata.Name = g
 		for _, v := range versions[g] {
 			vd := apiVersionDiscovery{Version: v, Freshness: "Current", Resources: []apiResourceDiscovery{}}
+			if s.agg.staleVersion(g, v) {
+				// An extension apiserver not (yet) available: the version,
+				// no resources (upstream's "Stale").
+				vd = apiVersionDiscovery{Version: v, Freshness: "Stale"}
+			}
 			for _, r := range resources {
 				if r.Group != g || r.Version != v {
 					continue

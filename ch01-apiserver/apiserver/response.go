@@ -6,7 +6,10 @@ import (
 	"log/slog"
 	"net/http"
 	"runtime/debug"
+	"strings"
 	"time"
+	"unicode"
+	"unicode/utf8"
 )
 
 // writeJSON writes any value as JSON with the given status code, ended by
@@ -52,8 +55,22 @@ func writeStatus(w http.ResponseWriter, r *http.Request, err error) {
 
 // addWarning adds a `Warning: 299 - "text"` header, which kubectl prints as "Warning: text".
 func addWarning(w http.ResponseWriter, text string) {
-	b, _ := json.Marshal(text)
-	w.Header().Add("Warning", fmt.Sprintf("299 - %s", b))
+	// Upstream's net.NewWarningHeader: a text that is not valid UTF-8 or
+	// holds control characters is dropped; in the quoted text only " and \
+	// are escaped (no JSON escapes: "<=" and "&&" stay as they are).
+	if !utf8.ValidString(text) || strings.ContainsFunc(text, unicode.IsControl) {
+		return
+	}
+	var b strings.Builder
+	b.WriteString(`299 - "`)
+	for _, c := range text {
+		if c == '"' || c == '\\' {
+			b.WriteByte('\\')
+		}
+		b.WriteRune(c)
+	}
+	b.WriteByte('"')
+	w.Header().Add("Warning", b.String())
 }
 
 // loggingWriter remembers the status code for the access log.

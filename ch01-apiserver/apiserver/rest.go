@@ -49,6 +49,9 @@ func (s *Server) servesGroup(group string) bool {
 // serveAPI routes /api/... and /apis/... requests: discovery or a resource.
 func (s *Server) serveAPI(w http.ResponseWriter, r *http.Request) {
 	info := requestInfoFrom(r)
+	if s.agg.proxies(w, r, info) {
+		return // an extension apiserver's group version (aggregator.go)
+	}
 	if s.serveDiscovery(w, r, info) {
 		return
 	}

@@ -33,6 +33,7 @@ import (
 	"kubik/ch01-apiserver/apiserver/auth/rbac"
 	"kubik/ch01-apiserver/apiserver/auth/rbac/bootstrappolicy"
 	"kubik/ch01-apiserver/apiserver/auth/serviceaccount"
+	"kubik/ch01-apiserver/apiserver/policy"
 	"kubik/ch01-apiserver/apiserver/webhook"
 	"kubik/ch01-apiserver/storage"
 )
@@ -118,7 +119,20 @@ type Config struct {
 	// endpoints listing every live apiserver (bootstrap.go); nil: this
 	// apiserver's address, published once.
 	EndpointReconciler EndpointReconcilerFunc
-	Logger             *slog.Logger
+	// API aggregation (aggregator.go). ClientCAPEM is the client CA bundle
+	// as published in kube-system/extension-apiserver-authentication.
+	// RequestHeader authenticates a front proxy's requests
+	// (--requestheader-*; nil: none), RequestHeaderCAPEM its CA bundle.
+	// ProxyClientCert is what the apiserver presents to extension
+	// apiservers (--proxy-client-cert-file, --proxy-client-key-file; nil:
+	// no client certificate). EnableAggregatorRouting: call a Service's
+	// ready endpoint instead of its ClusterIP (--enable-aggregator-routing).
+	ClientCAPEM             []byte
+	RequestHeader           *auth.RequestHeader
+	RequestHeaderCAPEM      []byte
+	ProxyClientCert         *tls.Certificate
+	EnableAggregatorRouting bool
+	Logger                  *slog.Logger
 }
 
 // DefaultServiceAccountIssuer is upstream's usual --service-account-issuer.
@@ -187,6 +201,12 @@ type Server struct {
 	// configurations (admission_webhook.go).
 	webhookSource *webhook.Source
 	webhooks      *webhook.Dispatcher
+	// policies: the ValidatingAdmissionPolicies and their bindings, from a
+	// watch (admission_policy.go).
+	policySource *policy.Source
+	policies     *policy.Dispatcher
+	// agg: the APIServices and the proxy to extension apiservers (aggregator.go).
+	agg *aggregator
 }
 
 // New builds the server. Call Bootstrap (or Run) to create the initial objects.
@@ -220,9 +240,11 @@ func New(cfg Config) (*Server, error) {
 	}
 	s := &Server{cfg: cfg, log: cfg.Logger.With("component", "apiserver"), crds: apiextensions.NewRegistry()}
 	s.newWebhooks()
+	s.newPolicies()
+	s.agg = newAggregator(s)
 	s.ipAlloc = newIPAllocator(cfg.Storage, cfg.ServiceClusterIPRange)
 	s.portAlloc = newPortAllocator(cfg.Storage, cfg.NodePortMin, cfg.NodePortMax)
-	s.openapi = newOpenAPIHandler(scheme.Resources, Version.GitVersion, s.serveCustomOpenAPI)
+	s.openapi = s.agg.withOpenAPI(newOpenAPIHandler(scheme.Resources, Version.GitVersion, s.serveCustomOpenAPI))
 	if err := s.newAuth(cfg); err != nil {
 		return nil, err
 	}
@@ -253,6 +275,12 @@ func (s *Server) newAuth(cfg Config) error {
 		cfg.ServiceAccountSigningKey, cfg.ServiceAccountKeys)
 	s.tokens = append(append(auth.TokenUnion(nil), cfg.TokenAuthenticators...), s.saTokens)
 	s.authenticator = append(append(auth.Union{auth.X509Authenticator{}}, cfg.Authenticators...), auth.BearerToken{Tokens: s.tokens})
+	if cfg.RequestHeader != nil {
+		// The front proxy's certificates pass the TLS handshake too, so the
+		// x509 authenticator checks its chain against the client CA alone.
+		s.authenticator[0] = auth.X509Authenticator{Roots: cfg.ClientCA}
+		s.authenticator = append(auth.Union{cfg.RequestHeader}, s.authenticator...)
+	}
 	return nil
 }
 
@@ -262,10 +290,15 @@ func (s *Server) Handler() http.Handler { return s.handler }
 // TLSConfig asks clients for a certificate but does not require one: requests
 // without one are anonymous, which only health and version endpoints accept.
 func (s *Server) TLSConfig() *tls.Config {
+	clientCAs := s.cfg.ClientCA
+	if s.cfg.RequestHeader != nil && clientCAs != nil {
+		clientCAs = clientCAs.Clone()
+		clientCAs.AppendCertsFromPEM(s.cfg.RequestHeaderCAPEM)
+	}
 	return &tls.Config{
 		Certificates: []tls.Certificate{s.cfg.ServingCert},
 		ClientAuth:   tls.VerifyClientCertIfGiven,
-		ClientCAs:    s.cfg.ClientCA,
+		ClientCAs:    clientCAs,
 		MinVersion:   tls.VersionTLS12,
 		NextProtos:   []string{"h2", "http/1.1"},
 	}
@@ -304,6 +337,14 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener, more ...net.Listene
 	if err := s.webhookSource.Start(ctx); err != nil {
 		srv.Close()
 		return fmt.Errorf("starting the admission webhook configuration watch: %w", err)
+	}
+	if err := s.policySource.Start(ctx); err != nil {
+		srv.Close()
+		return fmt.Errorf("starting the admission policy watch: %w", err)
+	}
+	if err := s.agg.start(ctx); err != nil {
+		srv.Close()
+		return fmt.Errorf("starting the APIService controllers: %w", err)
 	}
 	go s.runFlowControlStatus(ctx)
 	stopEndpoints := s.runEndpointReconciler(ctx)

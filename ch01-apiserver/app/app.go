@@ -72,6 +72,20 @@ type Options struct {
 	TLSCertFile       string
 	TLSPrivateKeyFile string
 	ClientCAFile      string
+	// API aggregation: the front proxy's identity and how extension
+	// apiservers are reached (see aggregation.go).
+	RequestHeaderClientCAFile       string
+	RequestHeaderAllowedNames       stringList
+	RequestHeaderUsernameHeaders    stringList
+	RequestHeaderUIDHeaders         stringList
+	RequestHeaderGroupHeaders       stringList
+	RequestHeaderExtraHeadersPrefix stringList
+	ProxyClientCertFile             string
+	ProxyClientKeyFile              string
+	// EnableAggregatorRouting: upstream's --enable-aggregator-routing,
+	// false by default there and here; the chapters' programs turn it on
+	// (set before AddFlags), since no chapter before 7 routes ClusterIPs.
+	EnableAggregatorRouting bool
 	// EndpointReconciler keeps the kubernetes Service's endpoints (not a
 	// flag: the program that knows the storage chooses it); nil: this
 	// apiserver's own address only.
@@ -96,6 +110,7 @@ func (o *Options) AddFlags(fs *flag.FlagSet) {
 		"a garbage collector runs (kube-controller-manager): DELETE with propagationPolicy Orphan or Foreground adds the finalizer it removes (upstream's default: true; Kubik's: only where a chapter runs one)")
 	o.addAuthFlags(fs)
 	o.addKubeletClientFlags(fs)
+	o.addAggregationFlags(fs)
 }
 
 // APIServer returns the options themselves: chapter 1's Config.
@@ -207,6 +222,10 @@ func Start(ctx context.Context, o *Options, store storage.Interface, log *slog.L
 		return nil, nil, err
 	}
 	if err := o.kubeletClientConfig(&cfg, ca, certs.clientCA); err != nil {
+		closeAll()
+		return nil, nil, err
+	}
+	if err := o.aggregationConfig(&cfg, certs); err != nil {
 		closeAll()
 		return nil, nil, err
 	}

@@ -36,6 +36,8 @@ type servingCerts struct {
 	ca       *pki.CA // the CA in --data-dir; nil when the certificates were made elsewhere
 	serving  tls.Certificate
 	clientCA *x509.CertPool
+	// clientCAPEM is clientCA as PEM, published for extension apiservers.
+	clientCAPEM []byte
 }
 
 // servingCerts loads the given certificates, or — none given, every
@@ -54,7 +56,8 @@ func (o *Options) servingCerts(serviceCIDR netip.Prefix) (*servingCerts, error) 
 		if err != nil {
 			return nil, fmt.Errorf("--client-ca-file: %w", err)
 		}
-		return &servingCerts{serving: pair, clientCA: pool}, nil
+		pem, _ := os.ReadFile(o.ClientCAFile)
+		return &servingCerts{serving: pair, clientCA: pool, clientCAPEM: pem}, nil
 	}
 
 	if err := os.MkdirAll(o.DataDir, 0o755); err != nil {
@@ -77,7 +80,7 @@ func (o *Options) servingCerts(serviceCIDR netip.Prefix) (*servingCerts, error) 
 	if err != nil {
 		return nil, err
 	}
-	return &servingCerts{ca: ca, serving: pair, clientCA: ca.CertPool()}, nil
+	return &servingCerts{ca: ca, serving: pair, clientCA: ca.CertPool(), clientCAPEM: ca.CertPEM}, nil
 }
 
 // readCAFile reads a PEM bundle of CA certificates into a pool.

@@ -69,8 +69,12 @@ func EnsureCA(dataDir string) (*CA, error) { return EnsureCAIn(Dir(dataDir)) }
 // EnsureCAIn is EnsureCA for a PKI directory named directly: the CA is
 // dir/ca.crt and dir/ca.key.
 func EnsureCAIn(dir string) (*CA, error) {
-	keyPath := filepath.Join(dir, CAKeyFile)
-	certPath := filepath.Join(dir, CACertFile)
+	return ensureCA(filepath.Join(dir, CACertFile), filepath.Join(dir, CAKeyFile), "kubernetes")
+}
+
+// ensureCA loads or creates the CA at certPath and keyPath, its subject
+// commonName.
+func ensureCA(certPath, keyPath, commonName string) (*CA, error) {
 
 	key, err := ensureKey(keyPath)
 	if err != nil {
@@ -82,7 +86,8 @@ func EnsureCAIn(dir string) (*CA, error) {
 		// every certificate signed by the key stays valid under it. So a
 		// lost race (or a crash between writing the key and the certificate)
 		// just means using the certificate somebody else wrote.
-		der, err := x509.CreateCertificate(rand.Reader, caTemplate(), caTemplate(), key.Public(), key)
+		tmpl := caTemplate(commonName)
+		der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, key.Public(), key)
 		if err != nil {
 			return nil, fmt.Errorf("CA certificate: %w", err)
 		}
@@ -104,12 +109,12 @@ func EnsureCAIn(dir string) (*CA, error) {
 	return &CA{Cert: cert, CertPEM: certPEM, Key: key}, nil
 }
 
-func caTemplate() *x509.Certificate {
+func caTemplate(commonName string) *x509.Certificate {
 	now := time.Now()
 	return &x509.Certificate{
 		SerialNumber:          serialNumber(),
-		Subject:               pkix.Name{CommonName: "kubernetes"}, // kubeadm's CA subject
-		NotBefore:             now.Add(-time.Minute),               // tolerate small clock skew
+		Subject:               pkix.Name{CommonName: commonName}, // kubeadm's CA subjects: kubernetes, front-proxy-ca
+		NotBefore:             now.Add(-time.Minute),             // tolerate small clock skew
 		NotAfter:              now.Add(CAValidity),
 		KeyUsage:              x509.KeyUsageCertSign | x509.KeyUsageCRLSign | x509.KeyUsageDigitalSignature,
 		BasicConstraintsValid: true,

@@ -41,8 +41,14 @@ type Config struct {
 }
 
 // NewConfig is the configuration with its defaults (what AddFlags leaves
-// when no flag is given).
-func NewConfig() *Config { return &Config{} }
+// when no flag is given). An extension apiserver's Service is called at
+// one of its endpoints (--enable-aggregator-routing): the apiserver runs
+// on no node and, before chapter 7, nothing routes ClusterIPs.
+func NewConfig() *Config {
+	c := &Config{}
+	c.EnableAggregatorRouting = true
+	return c
+}
 
 // AddFlags registers the apiserver's flags and chapter 2's, with upstream's
 // names and defaults.

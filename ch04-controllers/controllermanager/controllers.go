@@ -34,6 +34,7 @@ import (
 	"kubik/ch04-controllers/tainteviction"
 	"kubik/ch04-controllers/ttl"
 	"kubik/ch04-controllers/ttlafterfinished"
+	"kubik/ch04-controllers/validatingadmissionpolicystatus"
 	"kubik/ch04-controllers/volume/persistentvolume"
 	"kubik/ch04-controllers/volume/vacprotection"
 )
@@ -199,6 +200,12 @@ func Descriptors() []Descriptor {
 			New: func(cc *controller.ControllerContext, _ *Config) (Controller, error) {
 				return vacprotection.NewVACProtectionController(cc)
 			}},
+		// status.typeChecking of ValidatingAdmissionPolicies.
+		{Name: "validatingadmissionpolicy-status-controller",
+			ConcurrencyFlag: "concurrent-validating-admission-policy-status-syncs", DefaultConcurrency: 5,
+			New: func(cc *controller.ControllerContext, _ *Config) (Controller, error) {
+				return validatingadmissionpolicystatus.NewController(cc)
+			}},
 	}
 }
 
@@ -232,6 +239,7 @@ var KnownControllers = []string{
 	"pod-garbage-collector", "replicaset", "replicationcontroller", "resourcequota",
 	"root-ca-certificate-publisher", "service-lb", "serviceaccount", "serviceaccount-token",
 	"statefulset", "taint-eviction-controller", "token-cleaner", "ttl", "ttl-after-finished",
+	"validatingadmissionpolicy-status-controller",
 }
 
 // Has says whether this manager implements the controller name.

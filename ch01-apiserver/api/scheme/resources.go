@@ -3,6 +3,7 @@ package scheme
 import (
 	"kubik/ch01-apiserver/api/admissionregistrationv1"
 	"kubik/ch01-apiserver/api/apiextensionsv1"
+	"kubik/ch01-apiserver/api/apiregistrationv1"
 	"kubik/ch01-apiserver/api/appsv1"
 	"kubik/ch01-apiserver/api/authenticationv1"
 	"kubik/ch01-apiserver/api/authorizationv1"
@@ -89,10 +90,18 @@ var Resources = []*Resource{
 		New:          func() metav1.Object { return &corev1.Service{} }},
 
 	// admissionregistration.k8s.io/v1: the admission webhooks the apiserver
-	// calls (apiserver/webhook).
+	// calls (apiserver/webhook) and the CEL admission policies it evaluates
+	// (apiserver/policy).
 	{Group: "admissionregistration.k8s.io", Version: "v1", Resource: "mutatingwebhookconfigurations", Singular: "mutatingwebhookconfiguration", Kind: "MutatingWebhookConfiguration",
 		Categories: []string{"api-extensions"}, Verbs: AllVerbs, StoragePrefix: "mutatingwebhookconfigurations",
 		New: func() metav1.Object { return &admissionregistrationv1.MutatingWebhookConfiguration{} }},
+	{Group: "admissionregistration.k8s.io", Version: "v1", Resource: "validatingadmissionpolicies", Singular: "validatingadmissionpolicy", Kind: "ValidatingAdmissionPolicy",
+		Categories: []string{"api-extensions"}, Verbs: AllVerbs, StoragePrefix: "validatingadmissionpolicies", Generation: true,
+		Subresources: []Subresource{status("ValidatingAdmissionPolicy")},
+		New:          func() metav1.Object { return &admissionregistrationv1.ValidatingAdmissionPolicy{} }},
+	{Group: "admissionregistration.k8s.io", Version: "v1", Resource: "validatingadmissionpolicybindings", Singular: "validatingadmissionpolicybinding", Kind: "ValidatingAdmissionPolicyBinding",
+		Categories: []string{"api-extensions"}, Verbs: AllVerbs, StoragePrefix: "validatingadmissionpolicybindings", Generation: true,
+		New: func() metav1.Object { return &admissionregistrationv1.ValidatingAdmissionPolicyBinding{} }},
 	{Group: "admissionregistration.k8s.io", Version: "v1", Resource: "validatingwebhookconfigurations", Singular: "validatingwebhookconfiguration", Kind: "ValidatingWebhookConfiguration",
 		Categories: []string{"api-extensions"}, Verbs: AllVerbs, StoragePrefix: "validatingwebhookconfigurations",
 		New: func() metav1.Object { return &admissionregistrationv1.ValidatingWebhookConfiguration{} }},
@@ -104,6 +113,14 @@ var Resources = []*Resource{
 		ShortNames: []string{"crd", "crds"}, Categories: []string{"api-extensions"}, Verbs: AllVerbs, StoragePrefix: "apiextensions.k8s.io/customresourcedefinitions", Generation: true,
 		Subresources: []Subresource{status("CustomResourceDefinition")},
 		New:          func() metav1.Object { return &apiextensionsv1.CustomResourceDefinition{} }},
+
+	// apiregistration.k8s.io/v1: APIServices, one per served group version;
+	// those with a service are proxied to an extension apiserver
+	// (apiserver/aggregator.go).
+	{Group: "apiregistration.k8s.io", Version: "v1", Resource: "apiservices", Singular: "apiservice", Kind: "APIService",
+		Categories: []string{"api-extensions"}, Verbs: AllVerbs, StoragePrefix: "apiregistration.k8s.io/apiservices",
+		Subresources: []Subresource{status("APIService")},
+		New:          func() metav1.Object { return &apiregistrationv1.APIService{} }},
 
 	// apps/v1
 	{Group: "apps", Version: "v1", Resource: "controllerrevisions", Singular: "controllerrevision", Kind: "ControllerRevision", Namespaced: true,

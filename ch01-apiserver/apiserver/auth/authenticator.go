@@ -3,6 +3,7 @@ package auth
 import (
 	"context"
 	"crypto/sha256"
+	"crypto/x509"
 	"encoding/hex"
 	"errors"
 	"net/http"
@@ -46,11 +47,20 @@ func (u Union) AuthenticateRequest(r *http.Request) (*UserInfo, bool, error) {
 
 // X509Authenticator takes the user from a verified client certificate:
 // CN is the user name, each O is a group — exactly as upstream.
-type X509Authenticator struct{}
+//
+// Roots, when set, are the only CAs it accepts: the TLS handshake may
+// trust more (the front-proxy CA, whose certificates only RequestHeader
+// accepts, with the user in headers).
+type X509Authenticator struct{ Roots *x509.CertPool }
 
-func (X509Authenticator) AuthenticateRequest(r *http.Request) (*UserInfo, bool, error) {
+func (a X509Authenticator) AuthenticateRequest(r *http.Request) (*UserInfo, bool, error) {
 	if r.TLS == nil || len(r.TLS.VerifiedChains) == 0 || len(r.TLS.VerifiedChains[0]) == 0 {
 		return nil, false, nil
+	}
+	if a.Roots != nil {
+		if err := verifyClientCert(r, a.Roots); err != nil {
+			return nil, false, err
+		}
 	}
 	cert := r.TLS.VerifiedChains[0][0]
 	// Since 1.32 upstream records which credential authenticated the

@@ -19,12 +19,24 @@ type DeclTypes struct {
 	base   types.Provider
 	fields map[string]map[string]*types.FieldType
 	root   *cel.Type
+	// verbatim: property names are field names as they are, not escaped.
+	verbatim bool
 }
 
 // NewDeclTypes builds the types of the schema rooted at s, named after
 // rootName, over the base provider.
 func NewDeclTypes(base types.Provider, rootName string, s Schema) *DeclTypes {
 	d := &DeclTypes{base: base, fields: map[string]map[string]*types.FieldType{}}
+	d.root = d.declType(s, rootName, 0)
+	return d
+}
+
+// NewDeclTypesVerbatim is NewDeclTypes for a schema written for CEL, whose
+// property names are the field names as they are (upstream's hand-built
+// DeclTypes, such as the AdmissionRequest of admission expressions, whose
+// request.namespace is not escaped).
+func NewDeclTypesVerbatim(base types.Provider, rootName string, s Schema) *DeclTypes {
+	d := &DeclTypes{base: base, fields: map[string]map[string]*types.FieldType{}, verbatim: true}
 	d.root = d.declType(s, rootName, 0)
 	return d
 }
@@ -55,7 +67,10 @@ func (d *DeclTypes) declType(s Schema, name string, depth int) *cel.Type {
 		}
 		sort.Strings(keys)
 		for _, k := range keys {
-			escaped, ok := Escape(k)
+			escaped, ok := k, true
+			if !d.verbatim {
+				escaped, ok = Escape(k)
+			}
 			if !ok {
 				continue
 			}

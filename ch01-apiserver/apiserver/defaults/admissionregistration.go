@@ -63,3 +63,44 @@ func setDefaultsServiceReference(ref *admissionregistrationv1.ServiceReference) 
 		ref.Port = &p
 	}
 }
+
+// Admission policies: upstream's SetObjectDefaults_ValidatingAdmissionPolicy
+// and SetObjectDefaults_ValidatingAdmissionPolicyBinding (failurePolicy Fail;
+// in matchResources matchPolicy Equivalent, empty selectors, rule scope "*").
+// paramRef.parameterNotFoundAction has no default: validation requires it.
+
+func setDefaultsValidatingAdmissionPolicy(p *admissionregistrationv1.ValidatingAdmissionPolicy) {
+	if p.Spec.FailurePolicy == nil {
+		f := admissionregistrationv1.Fail
+		p.Spec.FailurePolicy = &f
+	}
+	setDefaultsMatchResources(p.Spec.MatchConstraints)
+}
+
+func setDefaultsValidatingAdmissionPolicyBinding(b *admissionregistrationv1.ValidatingAdmissionPolicyBinding) {
+	setDefaultsMatchResources(b.Spec.MatchResources)
+}
+
+func setDefaultsMatchResources(m *admissionregistrationv1.MatchResources) {
+	if m == nil {
+		return
+	}
+	if m.MatchPolicy == nil {
+		p := admissionregistrationv1.Equivalent
+		m.MatchPolicy = &p
+	}
+	if m.NamespaceSelector == nil {
+		m.NamespaceSelector = &metav1.LabelSelector{}
+	}
+	if m.ObjectSelector == nil {
+		m.ObjectSelector = &metav1.LabelSelector{}
+	}
+	for _, rules := range [][]admissionregistrationv1.NamedRuleWithOperations{m.ResourceRules, m.ExcludeResourceRules} {
+		for i := range rules {
+			if rules[i].Scope == nil {
+				s := admissionregistrationv1.AllScopes
+				rules[i].Scope = &s
+			}
+		}
+	}
+}

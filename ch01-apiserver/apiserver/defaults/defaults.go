@@ -16,6 +16,7 @@ package defaults
 
 import (
 	"kubik/ch01-apiserver/api/admissionregistrationv1"
+	"kubik/ch01-apiserver/api/apiregistrationv1"
 	"kubik/ch01-apiserver/api/appsv1"
 	"kubik/ch01-apiserver/api/authenticationv1"
 	"kubik/ch01-apiserver/api/autoscalingv1"
@@ -88,8 +89,14 @@ func Default(obj metav1.Object) {
 		setDefaultsPriorityClass(o)
 	case *admissionregistrationv1.ValidatingWebhookConfiguration:
 		setDefaultsValidatingWebhookConfiguration(o)
+	case *apiregistrationv1.APIService:
+		setDefaultsAPIService(o)
 	case *admissionregistrationv1.MutatingWebhookConfiguration:
 		setDefaultsMutatingWebhookConfiguration(o)
+	case *admissionregistrationv1.ValidatingAdmissionPolicy:
+		setDefaultsValidatingAdmissionPolicy(o)
+	case *admissionregistrationv1.ValidatingAdmissionPolicyBinding:
+		setDefaultsValidatingAdmissionPolicyBinding(o)
 	case *resourcev1.ResourceClaim:
 		setDefaultsResourceClaim(o)
 	case *resourcev1.ResourceClaimTemplate:

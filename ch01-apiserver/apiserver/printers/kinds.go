@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"kubik/ch01-apiserver/api/admissionregistrationv1"
+	"kubik/ch01-apiserver/api/apiregistrationv1"
 	"kubik/ch01-apiserver/api/appsv1"
 	"kubik/ch01-apiserver/api/autoscalingv1"
 	"kubik/ch01-apiserver/api/autoscalingv2"
@@ -82,8 +83,14 @@ func printerFor(obj metav1.Object) printer {
 		return priorityClassPrinter
 	case *admissionregistrationv1.ValidatingWebhookConfiguration:
 		return validatingWebhookConfigurationPrinter
+	case *apiregistrationv1.APIService:
+		return apiServicePrinter
 	case *admissionregistrationv1.MutatingWebhookConfiguration:
 		return mutatingWebhookConfigurationPrinter
+	case *admissionregistrationv1.ValidatingAdmissionPolicy:
+		return validatingAdmissionPolicyPrinter
+	case *admissionregistrationv1.ValidatingAdmissionPolicyBinding:
+		return validatingAdmissionPolicyBindingPrinter
 	case *resourcev1.DeviceClass:
 		return deviceClassPrinter
 	case *resourcev1.ResourceClaim:

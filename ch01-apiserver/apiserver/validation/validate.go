@@ -2,6 +2,7 @@ package validation
 
 import (
 	"kubik/ch01-apiserver/api/admissionregistrationv1"
+	"kubik/ch01-apiserver/api/apiregistrationv1"
 	"kubik/ch01-apiserver/api/appsv1"
 	"kubik/ch01-apiserver/api/autoscalingv1"
 	"kubik/ch01-apiserver/api/autoscalingv2"
@@ -76,8 +77,20 @@ func ValidateSubresource(obj, old metav1.Object, subresource string) field.Error
 		return append(meta, validateJobUpdate(o, old.(*batchv1.Job))...)
 	case *admissionregistrationv1.ValidatingWebhookConfiguration:
 		return append(meta, validateValidatingWebhookConfiguration(o)...)
+	case *apiregistrationv1.APIService:
+		if subresource == "status" {
+			return append(meta, validateAPIServiceStatus(&o.Status)...)
+		}
+		return append(meta, apiServiceUpdateErrors(validateAPIService(o))...)
 	case *admissionregistrationv1.MutatingWebhookConfiguration:
 		return append(meta, validateMutatingWebhookConfiguration(o)...)
+	case *admissionregistrationv1.ValidatingAdmissionPolicy:
+		if subresource == "status" {
+			return meta
+		}
+		return append(meta, withoutMetadata(validateValidatingAdmissionPolicy(o))...)
+	case *admissionregistrationv1.ValidatingAdmissionPolicyBinding:
+		return append(meta, withoutMetadata(validateValidatingAdmissionPolicyBinding(o))...)
 	case *schedulingv1.PriorityClass:
 		meta = append(meta, validatePriorityClass(o)...)
 		return append(meta, validatePriorityClassUpdate(o, old.(*schedulingv1.PriorityClass))...)
@@ -208,8 +221,14 @@ func validateCreate(obj metav1.Object) field.ErrorList {
 		return validatePriorityClass(o)
 	case *admissionregistrationv1.ValidatingWebhookConfiguration:
 		return validateValidatingWebhookConfiguration(o)
+	case *apiregistrationv1.APIService:
+		return validateAPIService(o)
 	case *admissionregistrationv1.MutatingWebhookConfiguration:
 		return validateMutatingWebhookConfiguration(o)
+	case *admissionregistrationv1.ValidatingAdmissionPolicy:
+		return validateValidatingAdmissionPolicy(o)
+	case *admissionregistrationv1.ValidatingAdmissionPolicyBinding:
+		return validateValidatingAdmissionPolicyBinding(o)
 	case *resourcev1.DeviceClass:
 		return validateDeviceClass(o)
 	case *resourcev1.ResourceClaim:
