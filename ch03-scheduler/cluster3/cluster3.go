@@ -17,6 +17,7 @@ package cluster3
 
 import (
 	"context"
+	"crypto/tls"
 	"flag"
 	"fmt"
 	"io"
@@ -44,6 +45,10 @@ type Config struct {
 	// NotReadyTaintStandIn runs package notreadytaint; chapter 4 turns it
 	// off: its node lifecycle controller removes the taint.
 	NotReadyTaintStandIn bool
+	// HollowNodeKubeletAPI gives each hollow node a minimal kubelet API on
+	// its loopback address, with SIMULATED resource metrics (chapter 5
+	// turns it on for its metrics server; see hollownode.KubeletAPI).
+	HollowNodeKubeletAPI bool
 }
 
 // NewConfig is the configuration with chapter 3's defaults: 3 hollow nodes
@@ -120,6 +125,11 @@ func Start(ctx context.Context, cfg *Config, log *slog.Logger) (_ *Cluster, err 
 		}
 		hc := hollownode.Config{Name: name, Kubeconfig: kc, CPU: "4", Memory: "8Gi", Pods: 110,
 			PodCIDR: fmt.Sprintf("10.244.%d.0/24", i), InternalIP: fmt.Sprintf("127.0.1.%d", i), Logger: log}
+		if cfg.HollowNodeKubeletAPI {
+			if hc.KubeletAPI, err = hollowKubeletAPI(c.CA, name, hc.InternalIP); err != nil {
+				return nil, err
+			}
+		}
 		c.components.Go(func(ctx context.Context) error { return hollownode.Run(ctx, hc) })
 		c.NodeNames = append(c.NodeNames, name)
 	}
@@ -144,4 +154,22 @@ func startNotReadyTaint(c *Cluster, log *slog.Logger) error {
 	}
 	c.components.Go(func(ctx context.Context) error { notreadytaint.Run(ctx, nlc, log); return nil })
 	return nil
+}
+
+// hollowKubeletAPI is a hollow node's kubelet API: a serving certificate
+// of the cluster CA for its name and address, and the cluster CA for its
+// clients.
+func hollowKubeletAPI(ca *pki.CA, name, ip string) (*hollownode.KubeletAPI, error) {
+	if ca == nil {
+		return nil, fmt.Errorf("hollow node kubelet API: no cluster CA")
+	}
+	certPEM, keyPEM, err := ca.IssueServingCert(name, []string{name, ip})
+	if err != nil {
+		return nil, err
+	}
+	cert, err := tls.X509KeyPair(certPEM, keyPEM)
+	if err != nil {
+		return nil, err
+	}
+	return &hollownode.KubeletAPI{ServingCert: cert, ClientCA: ca.CertPool()}, nil
 }

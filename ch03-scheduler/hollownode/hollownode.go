@@ -1,7 +1,9 @@
 // Package hollownode is a SIMULATED kubelet, as upstream's kubemark "hollow
 // node": it registers a Node, keeps it Ready, renews its Lease and reports
 // the pods bound to it as Running — but it runs no containers at all. Nothing
-// listens on its addresses; its pod IPs are data, not interfaces.
+// listens on its addresses (unless Config.KubeletAPI asks for a minimal
+// kubelet API with simulated resource metrics: kubeletapi.go); its pod IPs
+// are data, not interfaces.
 //
 // Chapter 3 needs nodes for the scheduler to choose between, and a real
 // kubelet only arrives in chapter 5. A hollow node behaves, seen from the
@@ -62,6 +64,7 @@ import (
 	"kubik/ch01-apiserver/version"
 	"log/slog"
 	"maps"
+	"net"
 	"net/netip"
 	"sync"
 	"time"
@@ -117,6 +120,10 @@ type Config struct {
 	// machine could route would send `kubectl exec` and friends off it.
 	// Default: 127.0.1.1.
 	InternalIP string
+	// KubeletAPI, when set, serves a minimal kubelet API with SIMULATED
+	// resource metrics on InternalIP (kubeletapi.go); nil: nothing listens
+	// and the Node reports no kubelet port.
+	KubeletAPI *KubeletAPI
 	Logger     *slog.Logger
 }
 
@@ -129,6 +136,9 @@ type node struct {
 	pods   *cache.Informer[corev1.Pod, *corev1.Pod]
 	queue  *workqueue.RateLimitingQueue[string]
 	booted metav1.Time
+
+	kubeletPort int32      // the kubelet API's port; 0: none
+	sim         *simulated // the simulated usage the kubelet API reports
 
 	mu      sync.Mutex
 	ips     map[string]string // pod UID -> IP
@@ -168,6 +178,13 @@ func Run(ctx context.Context, cfg Config) error {
 	n := &node{cfg: cfg, c: c, log: log, cidr: cidr.Masked(), ips: map[string]string{}, booted: metav1.Now(),
 		queue: workqueue.NewRateLimiting(workqueue.DefaultControllerRateLimiter[string]())}
 
+	var api net.Listener
+	if cfg.KubeletAPI != nil {
+		if api, err = n.listenKubeletAPI(); err != nil {
+			return err
+		}
+		defer api.Close()
+	}
 	if err := n.register(ctx); err != nil {
 		return err
 	}
@@ -186,6 +203,9 @@ func Run(ctx context.Context, cfg Config) error {
 		},
 	})
 	go n.pods.Run(ctx)
+	if api != nil {
+		go n.runKubeletAPI(ctx, api)
+	}
 	go func() { <-ctx.Done(); n.queue.ShutDown() }()
 	go n.heartbeat(ctx)
 	for n.processNext(ctx) {
@@ -217,9 +237,10 @@ func (n *node) status() corev1.NodeStatus {
 		Capacity:   res,
 		InternalIP: n.cfg.InternalIP,
 		Hostname:   n.cfg.Name,
-		// No kubelet API: the apiserver answers exec, logs and port-forward
-		// for this node's pods with an error instead of dialing.
-		KubeletPort: 0,
+		// No kubelet API (unless KubeletAPI): the apiserver answers exec,
+		// logs and port-forward for this node's pods with an error instead
+		// of dialing.
+		KubeletPort: n.kubeletPort,
 		Info: corev1.NodeSystemInfo{
 			MachineID: "hollow-" + n.cfg.Name, SystemUUID: "hollow-" + n.cfg.Name, BootID: "hollow-" + n.cfg.Name,
 			KernelVersion: "hollow", OSImage: "Kubik hollow node (simulated)",

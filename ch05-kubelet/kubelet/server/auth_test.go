@@ -32,6 +32,7 @@ func TestRequestAttributes(t *testing.T) {
 		{"GET", "/healthz", "get", []string{"healthz", "proxy"}},
 		{"GET", "/logs/syslog", "get", []string{"log"}},
 		{"GET", "/stats/summary", "get", []string{"stats"}},
+		{"GET", "/metrics/resource", "get", []string{"metrics"}},
 		{"GET", "/podsfoo", "get", []string{"proxy"}},
 	} {
 		r := httptest.NewRequest(tc.method, tc.path, nil)

@@ -9,6 +9,7 @@
 //	POST /exec/<ns>/<pod>/<container>?command=...    SPDY upgrade, relayed to the runtime (streaming.go)
 //	POST /attach/<ns>/<pod>/<container>
 //	POST /portForward/<ns>/<pod>
+//	GET  /metrics/resource                           CPU and memory of the node, pods, containers (metrics.go)
 //
 // Every request is authenticated (auth.go) and authorized by asking the
 // apiserver (a SubjectAccessReview), so only who may use nodes/proxy of
@@ -146,6 +147,7 @@ func (s *Server) routes() *http.ServeMux {
 	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, r *http.Request) { fmt.Fprint(w, "ok") })
 	mux.HandleFunc("GET /pods", s.servePods)
 	mux.HandleFunc("GET /pods/", s.servePods)
+	mux.HandleFunc("GET /metrics/resource", s.serveResourceMetrics)
 	mux.HandleFunc("GET /containerLogs/{namespace}/{pod}/{container}", s.serveContainerLogs)
 	for _, verb := range []string{"GET", "POST"} {
 		mux.HandleFunc(verb+" /exec/{namespace}/{pod}/{container}", s.serveExec)
