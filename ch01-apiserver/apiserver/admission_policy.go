@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 
-	"kubik/ch01-apiserver/api/admissionv1"
 	"kubik/ch01-apiserver/api/metav1"
 	"kubik/ch01-apiserver/api/scheme"
 	"kubik/ch01-apiserver/apiserver/policy"
@@ -98,14 +97,9 @@ func (s *Server) validatePolicies(ctx context.Context, q *request, obj, old meta
 	if s.policies == nil || !s.policySource.HasPolicies() {
 		return nil
 	}
-	op := admissionv1.Create
-	if old != nil {
-		op = admissionv1.Update
-	}
-	meta := obj.GetObjectMeta()
-	a, err := s.webhookAttributes(q, op, meta.Namespace, meta.Name, obj, old)
+	a, err := s.writeAttributes(q, obj, old)
 	if err != nil {
-		return ErrInternal(err)
+		return err
 	}
 	return policyError(s.policies.Validate(context.WithValue(ctx, webhookRequestKey{}, q), a))
 }
@@ -115,13 +109,9 @@ func (s *Server) deletePolicies(ctx context.Context, q *request, namespace, name
 	if s.policies == nil || !s.policySource.HasPolicies() {
 		return nil
 	}
-	old, err := s.getObject(ctx, q.res, namespace, name)
-	if err != nil {
-		return nil // the delete itself answers the 404
-	}
-	a, err := s.webhookAttributes(q, admissionv1.Delete, namespace, name, nil, old)
-	if err != nil {
-		return ErrInternal(err)
+	a, err := s.deleteAttributes(ctx, q, namespace, name)
+	if a == nil {
+		return err
 	}
 	return policyError(s.policies.Validate(context.WithValue(ctx, webhookRequestKey{}, q), a))
 }

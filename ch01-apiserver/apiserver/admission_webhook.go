@@ -143,12 +143,9 @@ func webhookError(err error) error {
 	return err
 }
 
-// admitWebhooks runs the mutating webhooks on a create or update and puts
-// their changes into obj.
-func (s *Server) admitWebhooks(ctx context.Context, q *request, obj, old metav1.Object) error {
-	if s.webhooks == nil || !s.webhookSource.HasWebhooks() {
-		return nil
-	}
+// writeAttributes are the admission attributes of a create (old nil) or an
+// update of obj.
+func (s *Server) writeAttributes(q *request, obj, old metav1.Object) (*webhook.Attributes, error) {
 	op := admissionv1.Create
 	if old != nil {
 		op = admissionv1.Update
@@ -156,7 +153,35 @@ func (s *Server) admitWebhooks(ctx context.Context, q *request, obj, old metav1.
 	meta := obj.GetObjectMeta()
 	a, err := s.webhookAttributes(q, op, meta.Namespace, meta.Name, obj, old)
 	if err != nil {
-		return ErrInternal(err)
+		return nil, ErrInternal(err)
+	}
+	return a, nil
+}
+
+// deleteAttributes are the admission attributes of deleting
+// namespace/name, the stored object being the old one; nil with no error
+// when there is no such object (the delete itself answers the 404).
+func (s *Server) deleteAttributes(ctx context.Context, q *request, namespace, name string) (*webhook.Attributes, error) {
+	old, err := s.getObject(ctx, q.res, namespace, name)
+	if err != nil {
+		return nil, nil
+	}
+	a, err := s.webhookAttributes(q, admissionv1.Delete, namespace, name, nil, old)
+	if err != nil {
+		return nil, ErrInternal(err)
+	}
+	return a, nil
+}
+
+// admitWebhooks runs the mutating webhooks on a create or update and puts
+// their changes into obj.
+func (s *Server) admitWebhooks(ctx context.Context, q *request, obj, old metav1.Object) error {
+	if s.webhooks == nil || !s.webhookSource.HasWebhooks() {
+		return nil
+	}
+	a, err := s.writeAttributes(q, obj, old)
+	if err != nil {
+		return err
 	}
 	before := a.Object
 	patched, err := s.webhooks.Admit(context.WithValue(ctx, webhookRequestKey{}, q), a)
@@ -182,14 +207,9 @@ func (s *Server) validateWebhooks(ctx context.Context, q *request, obj, old meta
 	if s.webhooks == nil || !s.webhookSource.HasWebhooks() {
 		return nil
 	}
-	op := admissionv1.Create
-	if old != nil {
-		op = admissionv1.Update
-	}
-	meta := obj.GetObjectMeta()
-	a, err := s.webhookAttributes(q, op, meta.Namespace, meta.Name, obj, old)
+	a, err := s.writeAttributes(q, obj, old)
 	if err != nil {
-		return ErrInternal(err)
+		return err
 	}
 	return webhookError(s.webhooks.Validate(context.WithValue(ctx, webhookRequestKey{}, q), a))
 }
@@ -200,13 +220,9 @@ func (s *Server) deleteWebhooks(ctx context.Context, q *request, namespace, name
 	if s.webhooks == nil || !s.webhookSource.HasWebhooks() {
 		return nil
 	}
-	old, err := s.getObject(ctx, q.res, namespace, name)
-	if err != nil {
-		return nil // the delete itself answers the 404
-	}
-	a, err := s.webhookAttributes(q, admissionv1.Delete, namespace, name, nil, old)
-	if err != nil {
-		return ErrInternal(err)
+	a, err := s.deleteAttributes(ctx, q, namespace, name)
+	if a == nil {
+		return err
 	}
 	ctx = context.WithValue(ctx, webhookRequestKey{}, q)
 	if _, err := s.webhooks.Admit(ctx, a); err != nil {

@@ -13,9 +13,7 @@ import (
 	"encoding/json"
 	"log/slog"
 	"sort"
-	"strings"
 	"sync"
-	"time"
 
 	"kubik/ch01-apiserver/api/admissionregistrationv1"
 	"kubik/ch01-apiserver/storage"
@@ -52,87 +50,47 @@ func NewSource(store storage.Interface, log *slog.Logger) *Source {
 		bindings: map[string]*admissionregistrationv1.ValidatingAdmissionPolicyBinding{}}
 }
 
-// Start lists policies and bindings once, then watches them until ctx ends.
+// Start lists policies and bindings once, then watches them until ctx ends
+// (storage.Follow).
 func (s *Source) Start(ctx context.Context) error {
-	for _, prefix := range []string{PolicyPrefix, BindingPrefix} {
-		rev, err := s.relist(ctx, prefix)
-		if err != nil {
-			return err
-		}
-		go s.watch(ctx, prefix, rev)
-	}
-	return nil
+	return storage.Follow(ctx, s.store, s.log, s, PolicyPrefix, BindingPrefix)
 }
 
-func (s *Source) relist(ctx context.Context, prefix string) (int64, error) {
-	result, err := s.store.List(ctx, prefix, storage.ListOptions{})
-	if err != nil {
-		return 0, err
-	}
+// Replace, Put and Delete keep the policies or bindings of prefix
+// (storage.Mirror); a policy is compiled when it is put.
+func (s *Source) Replace(prefix string, objects map[string][]byte) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	seen := map[string]bool{}
-	for _, kv := range result.KVs {
-		seen[strings.TrimPrefix(kv.Key, prefix)] = true
-		s.putLocked(prefix, kv.Key, kv.Value)
-	}
 	if prefix == PolicyPrefix {
-		for name := range s.policies {
-			if !seen[name] {
-				delete(s.policies, name)
-			}
-		}
+		clear(s.policies)
 	} else {
-		for name := range s.bindings {
-			if !seen[name] {
-				delete(s.bindings, name)
-			}
-		}
+		clear(s.bindings)
+	}
+	for name, value := range objects {
+		s.putLocked(prefix, name, value)
 	}
 	s.rebuildLocked()
-	return result.Revision, nil
 }
 
-func (s *Source) watch(ctx context.Context, prefix string, rev int64) {
-	for ctx.Err() == nil {
-		events, err := s.store.Watch(ctx, prefix, rev)
-		if err == nil {
-			for ev := range events {
-				rev = max(rev, ev.KV.ModRevision)
-				s.mu.Lock()
-				if ev.Type == storage.EventDelete {
-					name := strings.TrimPrefix(ev.KV.Key, prefix)
-					if prefix == PolicyPrefix {
-						delete(s.policies, name)
-					} else {
-						delete(s.bindings, name)
-					}
-				} else {
-					s.putLocked(prefix, ev.KV.Key, ev.KV.Value)
-				}
-				s.rebuildLocked()
-				s.mu.Unlock()
-			}
-		}
-		if ctx.Err() != nil {
-			return
-		}
-		if err != nil {
-			s.log.Warn("watching admission policies", "prefix", prefix, "err", err)
-		}
-		select {
-		case <-ctx.Done():
-			return
-		case <-time.After(time.Second):
-		}
-		if r, err := s.relist(ctx, prefix); err == nil {
-			rev = r
-		}
+func (s *Source) Put(prefix, name string, value []byte) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.putLocked(prefix, name, value)
+	s.rebuildLocked()
+}
+
+func (s *Source) Delete(prefix, name string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if prefix == PolicyPrefix {
+		delete(s.policies, name)
+	} else {
+		delete(s.bindings, name)
 	}
+	s.rebuildLocked()
 }
 
-func (s *Source) putLocked(prefix, key string, value []byte) {
-	name := strings.TrimPrefix(key, prefix)
+func (s *Source) putLocked(prefix, name string, value []byte) {
 	if prefix == PolicyPrefix {
 		p := &admissionregistrationv1.ValidatingAdmissionPolicy{}
 		if err := json.Unmarshal(value, p); err != nil {

@@ -6,9 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"sort"
-	"strings"
 	"sync"
-	"time"
 
 	"kubik/ch01-apiserver/api/admissionregistrationv1"
 	"kubik/ch01-apiserver/api/metav1"
@@ -44,77 +42,45 @@ func NewSource(store storage.Interface, log *slog.Logger) *Source {
 }
 
 // Start lists the configurations once (so the first requests already see
-// them), then keeps watching them until ctx ends.
+// them), then keeps watching them until ctx ends (storage.Follow).
 func (s *Source) Start(ctx context.Context) error {
-	for _, prefix := range []string{ValidatingPrefix, MutatingPrefix} {
-		rev, err := s.relist(ctx, prefix)
-		if err != nil {
-			return err
-		}
-		go s.watch(ctx, prefix, rev)
-	}
-	return nil
+	return storage.Follow(ctx, s.store, s.log, s, ValidatingPrefix, MutatingPrefix)
 }
 
-func (s *Source) relist(ctx context.Context, prefix string) (int64, error) {
-	result, err := s.store.List(ctx, prefix, storage.ListOptions{})
-	if err != nil {
-		return 0, err
-	}
+// Replace, Put and Delete keep the configurations of prefix (storage.Mirror).
+func (s *Source) Replace(prefix string, objects map[string][]byte) {
 	s.mu.Lock()
+	defer s.mu.Unlock()
 	if prefix == ValidatingPrefix {
 		clear(s.validating)
 	} else {
 		clear(s.mutating)
 	}
-	for _, kv := range result.KVs {
-		s.putLocked(prefix, kv.Key, kv.Value)
+	for name, value := range objects {
+		s.putLocked(prefix, name, value)
 	}
 	s.rebuildLocked()
-	s.mu.Unlock()
-	return result.Revision, nil
 }
 
-func (s *Source) watch(ctx context.Context, prefix string, rev int64) {
-	for ctx.Err() == nil {
-		events, err := s.store.Watch(ctx, prefix, rev)
-		if err == nil {
-			for ev := range events {
-				rev = max(rev, ev.KV.ModRevision)
-				s.mu.Lock()
-				if ev.Type == storage.EventDelete {
-					name := strings.TrimPrefix(ev.KV.Key, prefix)
-					if prefix == ValidatingPrefix {
-						delete(s.validating, name)
-					} else {
-						delete(s.mutating, name)
-					}
-				} else {
-					s.putLocked(prefix, ev.KV.Key, ev.KV.Value)
-				}
-				s.rebuildLocked()
-				s.mu.Unlock()
-			}
-		}
-		if ctx.Err() != nil {
-			return
-		}
-		if err != nil {
-			s.log.Warn("watching webhook configurations", "prefix", prefix, "err", err)
-		}
-		select {
-		case <-ctx.Done():
-			return
-		case <-time.After(time.Second):
-		}
-		if r, err := s.relist(ctx, prefix); err == nil {
-			rev = r
-		}
+func (s *Source) Put(prefix, name string, value []byte) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.putLocked(prefix, name, value)
+	s.rebuildLocked()
+}
+
+func (s *Source) Delete(prefix, name string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if prefix == ValidatingPrefix {
+		delete(s.validating, name)
+	} else {
+		delete(s.mutating, name)
 	}
+	s.rebuildLocked()
 }
 
-func (s *Source) putLocked(prefix, key string, value []byte) {
-	name := strings.TrimPrefix(key, prefix)
+func (s *Source) putLocked(prefix, name string, value []byte) {
 	if prefix == ValidatingPrefix {
 		c := &admissionregistrationv1.ValidatingWebhookConfiguration{}
 		if err := json.Unmarshal(value, c); err != nil {
