@@ -176,31 +176,11 @@ func (c *client) listBytes(ctx context.Context, k crdKind) (int, error) {
 // runCRD measures upstream (when built) and Kubik with the watch cache,
 // one after another, and prints the table.
 func runCRD(ctx context.Context, tmp, etcdPath, bin, upstream string, want func(string) bool) error {
-	type server struct {
-		name  string
-		start func(dir, etcdURL string) (*testenv.Proc, string, error)
-	}
-	var servers []server
-	if upstream != "" && want("upstream") {
-		servers = append(servers, server{"upstream", func(dir, etcdURL string) (*testenv.Proc, string, error) {
-			return startUpstream(ctx, upstream, dir, etcdURL)
-		}})
-	}
-	if want("kubik") {
-		servers = append(servers, server{"kubik", func(dir, etcdURL string) (*testenv.Proc, string, error) {
-			return startKubik(ctx, bin, dir, etcdURL, true)
-		}})
-	}
-	results := map[string]result{}
-	var columns []string
-	for _, s := range servers {
-		fmt.Printf("\n== %s\n", s.name)
-		r, err := measureCRDServer(ctx, filepath.Join(tmp, "crd-"+s.name), etcdPath, s.start)
-		if err != nil {
-			return fmt.Errorf("%s: %w", s.name, err)
-		}
-		results[s.name] = r
-		columns = append(columns, s.name)
+	results, columns, err := measureEach(servers(ctx, bin, upstream, want, false), func(s server) (result, error) {
+		return measureCRDServer(ctx, filepath.Join(tmp, "crd-"+s.name), etcdPath, s.start)
+	})
+	if err != nil {
+		return err
 	}
 	var metrics []metric
 	for _, k := range []string{"widgets", "configmaps"} {

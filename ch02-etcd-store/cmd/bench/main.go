@@ -119,37 +119,11 @@ func run(ctx context.Context) error {
 	}
 
 	fmt.Printf("machine: %d CPUs, load average %s; etcd %s\n", runtime.NumCPU(), loadavg(), etcdVersion(etcdPath))
-	results := map[string]result{}
-	var columns []string
-	type server struct {
-		name  string
-		start func(dir, etcdURL string) (*testenv.Proc, string, error)
-	}
-	var servers []server
-	if upstream != "" && want("upstream") {
-		servers = append(servers, server{"upstream", func(dir, etcdURL string) (*testenv.Proc, string, error) {
-			return startUpstream(ctx, upstream, dir, etcdURL)
-		}})
-	}
-	for _, cache := range []bool{true, false} {
-		name := "kubik"
-		if !cache {
-			name = "kubik-nocache"
-		}
-		if want(name) {
-			servers = append(servers, server{name, func(dir, etcdURL string) (*testenv.Proc, string, error) {
-				return startKubik(ctx, bin, dir, etcdURL, cache)
-			}})
-		}
-	}
-	for _, s := range servers {
-		fmt.Printf("\n== %s\n", s.name)
-		r, err := measureServer(ctx, filepath.Join(tmp, s.name), etcdPath, s.start, fanouts)
-		if err != nil {
-			return fmt.Errorf("%s: %w", s.name, err)
-		}
-		results[s.name] = r
-		columns = append(columns, s.name)
+	results, columns, err := measureEach(servers(ctx, bin, upstream, want, true), func(s server) (result, error) {
+		return measureServer(ctx, filepath.Join(tmp, s.name), etcdPath, s.start, fanouts)
+	})
+	if err != nil {
+		return err
 	}
 	if want("inprocess") {
 		fmt.Printf("\n== kubik in-process (allocations per delivered event)\n")
@@ -159,6 +133,56 @@ func run(ctx context.Context) error {
 	}
 	printTable(columns, results, fanouts)
 	return nil
+}
+
+// server is one apiserver to measure: a name and how to start it on an
+// etcd.
+type server struct {
+	name  string
+	start func(dir, etcdURL string) (*testenv.Proc, string, error)
+}
+
+// servers are the servers -only asks for, in the table's order: upstream
+// (when built), Kubik with the watch cache and, with nocache, without it.
+func servers(ctx context.Context, bin, upstream string, want func(string) bool, nocache bool) []server {
+	var list []server
+	if upstream != "" && want("upstream") {
+		list = append(list, server{"upstream", func(dir, etcdURL string) (*testenv.Proc, string, error) {
+			return startUpstream(ctx, upstream, dir, etcdURL)
+		}})
+	}
+	for _, cache := range []bool{true, false} {
+		name := "kubik"
+		if !cache {
+			if !nocache {
+				continue
+			}
+			name = "kubik-nocache"
+		}
+		if want(name) {
+			list = append(list, server{name, func(dir, etcdURL string) (*testenv.Proc, string, error) {
+				return startKubik(ctx, bin, dir, etcdURL, cache)
+			}})
+		}
+	}
+	return list
+}
+
+// measureEach measures the servers one after another and returns their
+// results and the table's columns.
+func measureEach(list []server, measure func(server) (result, error)) (map[string]result, []string, error) {
+	results := map[string]result{}
+	var columns []string
+	for _, s := range list {
+		fmt.Printf("\n== %s\n", s.name)
+		r, err := measure(s)
+		if err != nil {
+			return nil, nil, fmt.Errorf("%s: %w", s.name, err)
+		}
+		results[s.name] = r
+		columns = append(columns, s.name)
+	}
+	return results, columns, nil
 }
 
 // measureServer starts a fresh etcd and the server on it, measures, and stops both.
@@ -431,7 +455,7 @@ func printColumns(columns []string, results map[string]result, metrics []metric)
 			}
 			if c != "upstream" && slices.Contains(columns, "upstream") {
 				switch {
-				case !ok || !hasUp || v == 0 || up == 0 || strings.HasSuffix(m.key, "rewatches"):
+				case !ok || !hasUp || v <= 0 || up <= 0 || strings.HasSuffix(m.key, "rewatches"):
 					fmt.Printf(" %7s", "")
 				case m.higher:
 					fmt.Printf(" %6.2fx", v/up)
