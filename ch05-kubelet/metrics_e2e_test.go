@@ -234,7 +234,7 @@ func TestResourceMetrics(t *testing.T) {
 
 	// 3. Through the aggregation layer: kubectl top and the autoscaler.
 	if r := c.Kubectl(t, kubectl133, dir, "get", "apiservice", "v1beta1.metrics.k8s.io"); r.ExitCode != 0 {
-		t.Skipf("the apiserver does not serve the APIService (no aggregation layer): %s", r.Combined())
+		t.Fatalf("the metrics server's APIService is not there: %s", r.Combined())
 	}
 	eventually("APIService v1beta1.metrics.k8s.io Available", func() (string, bool) {
 		out := k("get", "apiservice", "v1beta1.metrics.k8s.io", "-o", `jsonpath={.status.conditions[?(@.type=="Available")].status}`)

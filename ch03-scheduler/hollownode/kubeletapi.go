@@ -24,7 +24,6 @@ import (
 	"context"
 	"crypto/tls"
 	"crypto/x509"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"net"
@@ -35,9 +34,8 @@ import (
 
 	"kubik/ch01-apiserver/api/authorizationv1"
 	"kubik/ch01-apiserver/api/corev1"
-	"kubik/ch01-apiserver/api/metav1"
 	"kubik/ch01-apiserver/api/resource"
-	"kubik/ch03-scheduler/clientgo/rest"
+	"kubik/ch03-scheduler/clientgo/delegated"
 	"kubik/ch03-scheduler/resourcemetrics"
 )
 
@@ -115,15 +113,14 @@ func (n *node) serveKubeletAPI(w http.ResponseWriter, r *http.Request) {
 	if r.Method != http.MethodGet && r.Method != http.MethodHead {
 		verb = strings.ToLower(r.Method)
 	}
-	sar := &authorizationv1.SubjectAccessReview{TypeMeta: metav1.TypeMeta{Kind: "SubjectAccessReview", APIVersion: "authorization.k8s.io/v1"},
-		Spec: authorizationv1.SubjectAccessReviewSpec{User: cert.Subject.CommonName, Groups: cert.Subject.Organization,
-			ResourceAttributes: &authorizationv1.ResourceAttributes{Verb: verb, Version: "v1", Resource: "nodes", Subresource: sub, Name: n.cfg.Name}}}
-	body, _ := json.Marshal(sar)
-	if err := n.c.Do(r.Context(), rest.Request{Method: http.MethodPost, Path: "/apis/authorization.k8s.io/v1/subjectaccessreviews", Body: body}, sar); err != nil {
+	u := &delegated.User{Name: cert.Subject.CommonName, Groups: cert.Subject.Organization}
+	allowed, _, err := delegated.Authorize(r.Context(), n.c, u,
+		&authorizationv1.ResourceAttributes{Verb: verb, Version: "v1", Resource: "nodes", Subresource: sub, Name: n.cfg.Name}, nil)
+	if err != nil {
 		text(http.StatusInternalServerError, fmt.Sprintf("Authorization error (user=%s, verb=%s, resource=nodes, subresource=%s)", cert.Subject.CommonName, verb, sub))
 		return
 	}
-	if !sar.Status.Allowed {
+	if !allowed {
 		text(http.StatusForbidden, fmt.Sprintf("Forbidden (user=%s, verb=%s, resource=nodes, subresource(s)=[%s])\n", cert.Subject.CommonName, verb, sub))
 		return
 	}

@@ -74,7 +74,7 @@ func (s *Server) handler() http.Handler {
 		}
 		ok, reason, err := s.authorize(r.Context(), u, a)
 		if err != nil {
-			s.log.Error("Authorization error", "user", u.name, "err", err)
+			s.log.Error("Authorization error", "user", u.Name, "err", err)
 			writeStatus(w, apiserver.ErrInternal(err))
 			return
 		}

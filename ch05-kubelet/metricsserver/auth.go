@@ -30,10 +30,9 @@ import (
 	"strings"
 	"time"
 
-	"kubik/ch01-apiserver/api/authenticationv1"
 	"kubik/ch01-apiserver/api/authorizationv1"
 	"kubik/ch01-apiserver/api/corev1"
-	"kubik/ch01-apiserver/api/metav1"
+	"kubik/ch03-scheduler/clientgo/delegated"
 	"kubik/ch03-scheduler/clientgo/rest"
 )
 
@@ -54,12 +53,7 @@ type requestHeaderConfig struct {
 }
 
 // user is an authenticated caller.
-type user struct {
-	name   string
-	uid    string
-	groups []string
-	extra  map[string][]string
-}
+type user = delegated.User
 
 // watchAuthConfig reads the ConfigMap now and every minute.
 func (s *Server) watchAuthConfig(ctx context.Context) {
@@ -173,34 +167,14 @@ func (s *Server) authenticate(r *http.Request) (*user, error) {
 			return requestHeaderUser(r, cfg), nil
 		}
 		if cert, ok := verify(r, cfg.clientCA); ok {
-			return &user{name: cert.Subject.CommonName, groups: cert.Subject.Organization}, nil
+			return &user{Name: cert.Subject.CommonName, Groups: cert.Subject.Organization}, nil
 		}
 	}
-	token, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
-	if !ok || strings.TrimSpace(token) == "" {
+	token := delegated.BearerToken(r)
+	if token == "" {
 		return nil, nil
 	}
-	tr := &authenticationv1.TokenReview{TypeMeta: metav1.TypeMeta{Kind: "TokenReview", APIVersion: "authentication.k8s.io/v1"},
-		Spec: authenticationv1.TokenReviewSpec{Token: strings.TrimSpace(token)}}
-	if err := s.review(r.Context(), "/apis/authentication.k8s.io/v1/tokenreviews", tr); err != nil {
-		return nil, err
-	}
-	if !tr.Status.Authenticated {
-		return nil, nil
-	}
-	return &user{name: tr.Status.User.Username, uid: tr.Status.User.UID, groups: tr.Status.User.Groups,
-		extra: extraValues(tr.Status.User.Extra)}, nil
-}
-
-func extraValues[V ~[]string](m map[string]V) map[string][]string {
-	if len(m) == 0 {
-		return nil
-	}
-	out := make(map[string][]string, len(m))
-	for k, v := range m {
-		out[k] = []string(v)
-	}
-	return out
+	return delegated.ReviewToken(r.Context(), s.c, token)
 }
 
 // requestHeaderUser is the user the front proxy's headers name; nil
@@ -209,21 +183,21 @@ func requestHeaderUser(r *http.Request, cfg *requestHeaderConfig) *user {
 	u := &user{}
 	for _, h := range cfg.usernameHeaders {
 		if v := r.Header.Get(h); v != "" {
-			u.name = v
+			u.Name = v
 			break
 		}
 	}
-	if u.name == "" {
+	if u.Name == "" {
 		return nil
 	}
 	for _, h := range cfg.uidHeaders {
 		if v := r.Header.Get(h); v != "" {
-			u.uid = v
+			u.UID = v
 			break
 		}
 	}
 	for _, h := range cfg.groupHeaders {
-		u.groups = append(u.groups, r.Header.Values(h)...)
+		u.Groups = append(u.Groups, r.Header.Values(h)...)
 	}
 	for name, values := range r.Header {
 		for _, prefix := range cfg.extraPrefixes {
@@ -234,10 +208,10 @@ func requestHeaderUser(r *http.Request, cfg *requestHeaderConfig) *user {
 			if err != nil {
 				continue
 			}
-			if u.extra == nil {
-				u.extra = map[string][]string{}
+			if u.Extra == nil {
+				u.Extra = map[string][]string{}
 			}
-			u.extra[key] = append(u.extra[key], values...)
+			u.Extra[key] = append(u.Extra[key], values...)
 		}
 	}
 	return u
@@ -254,43 +228,20 @@ type attributes struct {
 
 // authorize asks the apiserver whether u may do a.
 func (s *Server) authorize(ctx context.Context, u *user, a attributes) (bool, string, error) {
-	spec := authorizationv1.SubjectAccessReviewSpec{User: u.name, UID: u.uid, Groups: u.groups}
-	if len(u.extra) > 0 {
-		spec.Extra = map[string]authorizationv1.ExtraValue{}
-		for k, v := range u.extra {
-			spec.Extra[k] = v
-		}
-	}
 	if a.resource != "" {
-		spec.ResourceAttributes = &authorizationv1.ResourceAttributes{Verb: a.verb, Group: Group, Version: Version,
-			Resource: a.resource, Namespace: a.namespace, Name: a.name}
-	} else {
-		spec.NonResourceAttributes = &authorizationv1.NonResourceAttributes{Path: a.path, Verb: a.verb}
+		return delegated.Authorize(ctx, s.c, u, &authorizationv1.ResourceAttributes{Verb: a.verb, Group: Group, Version: Version,
+			Resource: a.resource, Namespace: a.namespace, Name: a.name}, nil)
 	}
-	sar := &authorizationv1.SubjectAccessReview{TypeMeta: metav1.TypeMeta{Kind: "SubjectAccessReview", APIVersion: "authorization.k8s.io/v1"}, Spec: spec}
-	if err := s.review(ctx, "/apis/authorization.k8s.io/v1/subjectaccessreviews", sar); err != nil {
-		return false, "", err
-	}
-	return sar.Status.Allowed, sar.Status.Reason, nil
+	return delegated.Authorize(ctx, s.c, u, nil, &authorizationv1.NonResourceAttributes{Path: a.path, Verb: a.verb})
 }
 
 // forbiddenMessage is upstream's responsewriters.forbiddenMessage.
 func forbiddenMessage(u *user, a attributes) string {
 	if a.resource == "" {
-		return fmt.Sprintf("User %q cannot %s path %q", u.name, a.verb, a.path)
+		return fmt.Sprintf("User %q cannot %s path %q", u.Name, a.verb, a.path)
 	}
 	if a.namespace != "" {
-		return fmt.Sprintf("User %q cannot %s resource %q in API group %q in the namespace %q", u.name, a.verb, a.resource, Group, a.namespace)
+		return fmt.Sprintf("User %q cannot %s resource %q in API group %q in the namespace %q", u.Name, a.verb, a.resource, Group, a.namespace)
 	}
-	return fmt.Sprintf("User %q cannot %s resource %q in API group %q at the cluster scope", u.name, a.verb, a.resource, Group)
-}
-
-// review POSTs a TokenReview or SubjectAccessReview and reads the answer
-// back into it.
-func (s *Server) review(ctx context.Context, path string, obj any) error {
-	body, err := json.Marshal(obj)
-	if err != nil {
-		return err
-	}
-	return s.c.Do(ctx, rest.Request{Method: http.MethodPost, Path: path, Body: body}, obj)
+	return fmt.Sprintf("User %q cannot %s resource %q in API group %q at the cluster scope", u.Name, a.verb, a.resource, Group)
 }

@@ -15,23 +15,16 @@ package server
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"net/http"
 	"strings"
 
-	"kubik/ch01-apiserver/api/authenticationv1"
 	"kubik/ch01-apiserver/api/authorizationv1"
-	"kubik/ch01-apiserver/api/metav1"
-	"kubik/ch03-scheduler/clientgo/rest"
+	"kubik/ch03-scheduler/clientgo/delegated"
 )
 
 // user is an authenticated caller.
-type user struct {
-	Name   string
-	UID    string
-	Groups []string
-}
+type user = delegated.User
 
 // withAuth authenticates and authorizes every request before next.
 func (s *Server) withAuth(next http.Handler) http.Handler {
@@ -69,19 +62,11 @@ func (s *Server) authenticate(r *http.Request) (*user, error) {
 		cert := r.TLS.VerifiedChains[0][0]
 		return &user{Name: cert.Subject.CommonName, Groups: cert.Subject.Organization}, nil
 	}
-	token, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
-	if !ok || strings.TrimSpace(token) == "" {
+	token := delegated.BearerToken(r)
+	if token == "" {
 		return nil, nil
 	}
-	tr := &authenticationv1.TokenReview{TypeMeta: metav1.TypeMeta{Kind: "TokenReview", APIVersion: "authentication.k8s.io/v1"},
-		Spec: authenticationv1.TokenReviewSpec{Token: strings.TrimSpace(token)}}
-	if err := s.review(r.Context(), "/apis/authentication.k8s.io/v1/tokenreviews", tr); err != nil {
-		return nil, err
-	}
-	if !tr.Status.Authenticated {
-		return nil, nil
-	}
-	return &user{Name: tr.Status.User.Username, UID: tr.Status.User.UID, Groups: tr.Status.User.Groups}, nil
+	return delegated.ReviewToken(r.Context(), s.client, token)
 }
 
 // requestAttributes maps a request to the verb and the nodes
@@ -128,22 +113,7 @@ func isSubpath(subpath, path string) bool {
 // authorize asks the apiserver whether u may verb nodes/<subresource> of
 // this node.
 func (s *Server) authorize(ctx context.Context, u *user, verb, subresource string) (bool, error) {
-	sar := &authorizationv1.SubjectAccessReview{TypeMeta: metav1.TypeMeta{Kind: "SubjectAccessReview", APIVersion: "authorization.k8s.io/v1"},
-		Spec: authorizationv1.SubjectAccessReviewSpec{User: u.Name, UID: u.UID, Groups: u.Groups,
-			ResourceAttributes: &authorizationv1.ResourceAttributes{Verb: verb, Version: "v1",
-				Resource: "nodes", Subresource: subresource, Name: s.nodeName}}}
-	if err := s.review(ctx, "/apis/authorization.k8s.io/v1/subjectaccessreviews", sar); err != nil {
-		return false, err
-	}
-	return sar.Status.Allowed, nil
-}
-
-// review POSTs a TokenReview or SubjectAccessReview and reads the answer
-// back into it (reviews are answered, never stored).
-func (s *Server) review(ctx context.Context, path string, obj any) error {
-	body, err := json.Marshal(obj)
-	if err != nil {
-		return err
-	}
-	return s.client.Do(ctx, rest.Request{Method: http.MethodPost, Path: path, Body: body}, obj)
+	allowed, _, err := delegated.Authorize(ctx, s.client, u, &authorizationv1.ResourceAttributes{Verb: verb, Version: "v1",
+		Resource: "nodes", Subresource: subresource, Name: s.nodeName}, nil)
+	return allowed, err
 }
