@@ -7,7 +7,8 @@ package main_test
 // (simulated load), the kubelets' /metrics/resource, the metrics server
 // asked directly (its authentication and authorization), and — once the
 // apiserver serves apiregistration.k8s.io — `kubectl top` (1.33, 1.27) and
-// the horizontal pod autoscaler scaling on CPU up and down, on both nodes.
+// the horizontal pod autoscaler scaling on CPU up and down, on both nodes;
+// then the chapter's metrics lab, with kubectl 1.33.
 //
 // The cluster runs in a network namespace of the test's own with the node
 // at 10.240.5.1 on a link inside it: the metrics server listens on
@@ -34,6 +35,7 @@ import (
 	"kubik/ch01-apiserver/api/resource"
 	"kubik/ch01-apiserver/pki"
 	"kubik/ch05-kubelet/images"
+	"kubik/internal/labtest"
 	"kubik/internal/testenv"
 )
 
@@ -292,6 +294,11 @@ func TestResourceMetrics(t *testing.T) {
 			}
 		}
 	}
+
+	// The chapter's metrics lab (docs/ch05-kubelet.md, the blocks marked
+	// lab=metrics), run in this cluster's network namespace.
+	labtest.Run(t, "../docs/ch05-kubelet.md", labtest.Env{Kubectl: testenv.Kubectl(t, kubectl133), Kubeconfig: c.Kubeconfig,
+		NetNS: sb.Name, Lab: "metrics", Vars: []string{"DATA_DIR=" + dir}})
 }
 
 // nodeNamespace is a network namespace for the cluster, removed when the

@@ -39,6 +39,9 @@
 //
 //	lab-skip           the block is shown to the reader but not run or parsed
 //	lab-timeout=90s    each command of the block gets this timeout instead of the default
+//	lab=NAME           the block belongs to the lab NAME, run only by a test that asks
+//	                   for it (Env.Lab) — for a part of a chapter that needs a cluster
+//	                   of its own; blocks without it make the chapter's main lab
 //
 // # Expected output
 //
@@ -97,6 +100,7 @@ type Step struct {
 	Expected string        // expected output as written in the doc, without trailing newline
 	WantExit int           // exit code from "# exit N", or AnyExit
 	Timeout  time.Duration // from lab-timeout; 0 means Env's default
+	Lab      string        // from lab=NAME; "" for the chapter's main lab
 }
 
 var (
@@ -144,6 +148,7 @@ func Parse(markdown []byte) ([]Step, error) {
 		}
 		for _, s := range blockSteps {
 			s.Timeout = opts.timeout
+			s.Lab = opts.lab
 			steps = append(steps, s)
 		}
 	}
@@ -153,6 +158,7 @@ func Parse(markdown []byte) ([]Step, error) {
 type blockOptions struct {
 	skip    bool
 	timeout time.Duration
+	lab     string
 }
 
 func parseOptions(words []string) (blockOptions, error) {
@@ -161,6 +167,11 @@ func parseOptions(words []string) (blockOptions, error) {
 		switch name, value, _ := strings.Cut(w, "="); name {
 		case "lab-skip":
 			o.skip = true
+		case "lab":
+			if value == "" {
+				return o, fmt.Errorf("lab= needs a name")
+			}
+			o.lab = value
 		case "lab-timeout":
 			d, err := time.ParseDuration(value)
 			if err != nil || d <= 0 {
@@ -169,7 +180,7 @@ func parseOptions(words []string) (blockOptions, error) {
 			o.timeout = d
 		default:
 			if strings.HasPrefix(name, "lab-") {
-				return o, fmt.Errorf("unknown block option %q (known: lab-skip, lab-timeout=DURATION)", w)
+				return o, fmt.Errorf("unknown block option %q (known: lab-skip, lab-timeout=DURATION, lab=NAME)", w)
 			}
 		}
 	}

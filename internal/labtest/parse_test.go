@@ -99,6 +99,7 @@ func TestParseErrors(t *testing.T) {
 		"continuation at end":   "```console\n$ kubectl get \\\n```\n",
 		"unknown option":        "```console lab-skipp\n$ true\n```\n",
 		"bad timeout":           "```console lab-timeout=soon\n$ true\n```\n",
+		"lab without a name":    "```console lab=\n$ true\n```\n",
 		"unknown placeholder":   "```console\n$ kubectl get ns\ndefault   Active   <AGEE>\n```\n",
 		"empty command":         "```console\n$\n```\n",
 	} {

@@ -33,6 +33,12 @@ type Env struct {
 	Vars []string
 	// Timeout bounds each command; 0 means DefaultTimeout.
 	Timeout time.Duration
+	// Lab is the named lab to run (the blocks marked lab=NAME); empty: the
+	// chapter's main lab, the blocks without a name.
+	Lab string
+	// NetNS, when set, is the network namespace every command runs in
+	// (`ip netns exec`), for a cluster that lives in one.
+	NetNS string
 }
 
 // Run executes the lab of the Markdown file at docPath step by step and
@@ -44,12 +50,18 @@ func Run(t testing.TB, docPath string, env Env) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	steps, err := Parse(doc)
+	all, err := Parse(doc)
 	if err != nil {
 		t.Fatalf("%s: %v", docPath, err)
 	}
+	var steps []Step
+	for _, s := range all {
+		if s.Lab == env.Lab {
+			steps = append(steps, s)
+		}
+	}
 	if len(steps) == 0 {
-		t.Fatalf("%s: no lab steps (```console blocks)", docPath)
+		t.Fatalf("%s: no lab steps (```console blocks) of lab %q", docPath, env.Lab)
 	}
 	sh, err := newShell(t.TempDir, env)
 	if err != nil {
@@ -91,10 +103,11 @@ type shell struct {
 	env      []string
 	stateDir string // where each command leaves its environment and directory
 	timeout  time.Duration
+	netns    string // run every command in this network namespace
 }
 
 func newShell(tempDir func() string, env Env) (*shell, error) {
-	sh := &shell{dir: env.Dir, stateDir: tempDir(), timeout: env.Timeout}
+	sh := &shell{dir: env.Dir, stateDir: tempDir(), timeout: env.Timeout, netns: env.NetNS}
 	if sh.dir == "" {
 		sh.dir = tempDir()
 	}
@@ -156,7 +169,11 @@ func (sh *shell) run(step Step) result {
 
 	ctx, cancel := context.WithTimeout(context.Background(), res.timeout)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, "bash", "-c", saveState+step.Command)
+	argv := []string{"bash", "-c", saveState + step.Command}
+	if sh.netns != "" {
+		argv = append([]string{"ip", "netns", "exec", sh.netns}, argv...)
+	}
+	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
 	cmd.Dir = sh.dir
 	cmd.Env = append(sh.env[:len(sh.env):len(sh.env)], "LABTEST_STATE="+sh.stateDir)
 	var out bytes.Buffer

@@ -155,3 +155,20 @@ func TestRunRealKubectl(t *testing.T) {
 		"```\n")
 	Run(t, doc, Env{Kubectl: kubectl})
 }
+
+// TestRunNamedLab: a block marked lab=NAME runs only when Env.Lab asks for
+// NAME, and the main lab leaves it out; each run sees only its own steps.
+func TestRunNamedLab(t *testing.T) {
+	doc := writeDoc(t, "```console\n$ echo main\nmain\n```\n"+
+		"```console lab=extra\n$ echo extra\nnot what it prints\n```\n")
+	rec := &recorder{TB: t}
+	Run(rec, doc, Env{})
+	if len(rec.errors) != 0 {
+		t.Errorf("the main lab ran the named block: %q", rec.errors)
+	}
+	rec = &recorder{TB: t}
+	Run(rec, doc, Env{Lab: "extra"})
+	if len(rec.errors) != 1 || !strings.Contains(rec.errors[0], ":6: $ echo extra") {
+		t.Errorf("lab extra: errors %q, want one, of its own step at line 6", rec.errors)
+	}
+}
