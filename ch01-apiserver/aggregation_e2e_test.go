@@ -27,6 +27,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -38,7 +39,26 @@ import (
 type extensionServer struct {
 	srv   *httptest.Server
 	caPEM []byte
+
+	mu sync.Mutex
+	// openAPIV2Caller: who asked for /openapi/v2 last (user, groups, client certificate).
+	openAPIV2Caller string
 }
+
+// extensionOpenAPIV2 is the backend's /openapi/v2: its group version's
+// paths and what they need, and a path (with a definition only it uses)
+// outside the group version, which the aggregator leaves out.
+const extensionOpenAPIV2 = `{"swagger":"2.0","info":{"title":"test","version":"v1"},"paths":{` +
+	`"/apis/test.kubik.io/v1/namespaces/{namespace}/widgets":{"get":{"operationId":"listTestKubikIoV1NamespacedWidget",` +
+	`"responses":{"200":{"description":"OK","schema":{"$ref":"#/definitions/io.kubik.test.v1.WidgetList"}}}}},` +
+	`"/version/":{"get":{"operationId":"getCodeVersion","responses":{"200":{"description":"OK","schema":{"$ref":"#/definitions/io.kubik.test.version.Info"}}}}}},` +
+	`"definitions":{` +
+	`"io.kubik.test.v1.Widget":{"description":"Widget is the test's extension resource.","type":"object",` +
+	`"properties":{"apiVersion":{"type":"string"},"kind":{"type":"string"},"size":{"description":"How big.","type":"integer"}},` +
+	`"x-kubernetes-group-version-kind":[{"group":"test.kubik.io","kind":"Widget","version":"v1"}]},` +
+	`"io.kubik.test.v1.WidgetList":{"type":"object","required":["items"],"properties":{"items":{"type":"array","items":{"$ref":"#/definitions/io.kubik.test.v1.Widget"}}},` +
+	`"x-kubernetes-group-version-kind":[{"group":"test.kubik.io","kind":"WidgetList","version":"v1"}]},` +
+	`"io.kubik.test.version.Info":{"type":"object","properties":{"gitVersion":{"type":"string"}}}}}`
 
 func startExtensionServer(t *testing.T, serverName string, frontProxyCA []byte) *extensionServer {
 	t.Helper()
@@ -95,6 +115,16 @@ func (e *extensionServer) serve(w http.ResponseWriter, r *http.Request) {
 		line, _ := rw.ReadString('\n')
 		rw.WriteString("echo: " + line)
 		rw.Flush()
+	case r.URL.Path == "/openapi/v2":
+		e.mu.Lock()
+		e.openAPIV2Caller = fmt.Sprintf("%s %q %s", r.Header.Get("X-Remote-User"), r.Header.Values("X-Remote-Group"), r.TLS.PeerCertificates[0].Subject.CommonName)
+		e.mu.Unlock()
+		w.Header().Set("Etag", `"widgets-1"`)
+		if r.Header.Get("If-None-Match") == `"widgets-1"` {
+			w.WriteHeader(http.StatusNotModified)
+			return
+		}
+		fmt.Fprint(w, extensionOpenAPIV2)
 	case r.URL.Path == "/openapi/v3/apis/test.kubik.io/v1":
 		fmt.Fprint(w, `{"openapi":"3.0.0","info":{"title":"test","version":"v1"},"paths":{"/apis/test.kubik.io/v1/namespaces/{namespace}/widgets":{"get":`+
 			`{"x-kubernetes-group-version-kind":{"group":"test.kubik.io","kind":"Widget","version":"v1"}}}},"components":{"schemas":{`+
@@ -131,6 +161,28 @@ func TestAggregatedAPI(t *testing.T) {
 	// ResolveCluster).
 	c := testenv.Start(t, bin, testenv.Options{Args: []string{"--enable-aggregator-routing=false"}})
 	k := &kube{t: t, c: c, v: "1.33", dir: t.TempDir()}
+	kc, err := pki.LoadKubeconfig(c.Kubeconfig)
+	if err != nil {
+		t.Fatal(err)
+	}
+	hc := kc.HTTPClient()
+	// /openapi/v2 as kubectl 1.27 asks for it, before any APIService.
+	openAPIV2 := func() (etag string, body []byte) {
+		t.Helper()
+		req, _ := http.NewRequest("GET", c.URL+"/openapi/v2", nil)
+		req.Header.Set("Accept", "application/com.github.proto-openapi.spec.v2@v1.0+protobuf")
+		resp, err := hc.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		body, _ = io.ReadAll(resp.Body)
+		if resp.StatusCode != http.StatusOK {
+			t.Fatalf("GET /openapi/v2: %s %s", resp.Status, body)
+		}
+		return resp.Header.Get("Etag"), body
+	}
+	etagBefore, _ := openAPIV2()
 
 	// What an extension apiserver reads to trust the front proxy.
 	frontProxyCA := k.run("get", "configmap", "-n", "kube-system", "extension-apiserver-authentication",
@@ -177,11 +229,6 @@ spec:
 		t.Errorf("backend saw\n%s\nwant\n%s", got, want)
 	}
 
-	kc, err := pki.LoadKubeconfig(c.Kubeconfig)
-	if err != nil {
-		t.Fatal(err)
-	}
-	hc := kc.HTTPClient()
 	// A client's own X-Remote-* headers are dropped on the way.
 	req, _ := http.NewRequest("GET", c.URL+"/apis/test.kubik.io/v1/namespaces/default/widgets", nil)
 	req.Header.Set("X-Remote-User", "mallory")
@@ -280,6 +327,43 @@ spec:
 		t.Errorf("kubectl explain widgets.size: exit %d\n%s%s", r.ExitCode, r.Stdout, r.Stderr)
 	}
 
+	// OpenAPI v2: the backend's document, asked for as system:aggregator,
+	// is merged in — its group version's paths and the definitions they
+	// need, not the rest — in JSON and in protobuf, with a new ETag.
+	var v2 struct {
+		Paths       map[string]json.RawMessage `json:"paths"`
+		Definitions map[string]json.RawMessage `json:"definitions"`
+	}
+	testenv.Eventually(t, "/openapi/v2 with the widgets", 30*time.Second, func() (string, bool) {
+		r := k.run("get", "--raw", "/openapi/v2")
+		v2.Paths, v2.Definitions = nil, nil
+		json.Unmarshal([]byte(r.Stdout), &v2)
+		_, ok := v2.Paths["/apis/test.kubik.io/v1/namespaces/{namespace}/widgets"]
+		return fmt.Sprintf("%.300s%s", r.Stdout, r.Stderr), ok
+	})
+	if got, want := string(v2.Definitions["io.kubik.test.v1.WidgetList"]), `{"properties":{"items":{"items":{"$ref":"#/definitions/io.kubik.test.v1.Widget"},"type":"array"}},"required":["items"],"type":"object","x-kubernetes-group-version-kind":[{"group":"test.kubik.io","kind":"WidgetList","version":"v1"}]}`; got != want {
+		t.Errorf("/openapi/v2 io.kubik.test.v1.WidgetList:\n%s\nwant\n%s", got, want)
+	}
+	if _, ok := v2.Definitions["io.kubik.test.v1.Widget"]; !ok {
+		t.Error("/openapi/v2 lacks io.kubik.test.v1.Widget")
+	}
+	if _, ok := v2.Paths["/version/"]; ok {
+		t.Error("/openapi/v2 has the backend's /version/, outside its group version")
+	}
+	if _, ok := v2.Definitions["io.kubik.test.version.Info"]; ok {
+		t.Error("/openapi/v2 has io.kubik.test.version.Info, which only a dropped path used")
+	}
+	e.mu.Lock()
+	caller := e.openAPIV2Caller
+	e.mu.Unlock()
+	if want := `system:aggregator [] front-proxy-client`; caller != want {
+		t.Errorf("the backend's /openapi/v2 was asked for by %q, want %q", caller, want)
+	}
+	etagWith, pb := openAPIV2()
+	if etagWith == etagBefore || !strings.Contains(string(pb), "io.kubik.test.v1.WidgetList") {
+		t.Errorf("protobuf /openapi/v2: ETag %s (before %s), has the widgets' definitions: %v", etagWith, etagBefore, strings.Contains(string(pb), "io.kubik.test.v1.WidgetList"))
+	}
+
 	// Down: without its Service the APIService is unavailable and the
 	// group answers 503 with upstream's plain-text body.
 	k.ok("service \"kubik-backend\" deleted\n", "delete", "service", "kubik-backend")
@@ -298,4 +382,12 @@ spec:
 	if resp.StatusCode != http.StatusServiceUnavailable || string(body) != "service unavailable\n" || resp.Header.Get("Content-Type") != "text/plain; charset=utf-8" {
 		t.Errorf("unavailable group version: %d %q %q", resp.StatusCode, resp.Header.Get("Content-Type"), body)
 	}
+
+	// Deleted, the APIService's document leaves /openapi/v2: it is the
+	// one served before.
+	k.ok("apiservice.apiregistration.k8s.io \"v1.test.kubik.io\" deleted\n", "delete", "apiservice", "v1.test.kubik.io")
+	testenv.Eventually(t, "/openapi/v2 without the widgets", 30*time.Second, func() (string, bool) {
+		etag, body := openAPIV2()
+		return etag, etag == etagBefore && !strings.Contains(string(body), "io.kubik.test.v1.Widget")
+	})
 }

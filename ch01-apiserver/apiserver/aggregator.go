@@ -100,6 +100,8 @@ type aggregator struct {
 	discovery map[string]*metav1.APIResourceList
 	// transports: one per remote APIService's TLS settings.
 	transports map[string]*http.Transport
+	// openAPIV2: the backends' OpenAPI v2 documents (aggregator_openapi.go).
+	openAPIV2 openAPIV2Specs
 
 	kick chan struct{}
 }
@@ -138,6 +140,7 @@ func (a *aggregator) start(ctx context.Context) error {
 	go a.watch(ctx, servicePrefix, cur, false)
 	go a.watch(ctx, endpointSlicePrefix, cur, false)
 	go a.run(ctx)
+	go a.runOpenAPIV2(ctx)
 	return nil
 }
 

@@ -22,13 +22,17 @@ import (
 // documents; it returns false for everything else (the static handler's).
 func (s *Server) serveCustomOpenAPI(w http.ResponseWriter, r *http.Request, v3 *openapi.V3) bool {
 	custom := s.crds.Resources()
-	if len(custom) == 0 || (r.Method != http.MethodGet && r.Method != http.MethodHead) {
+	if r.Method != http.MethodGet && r.Method != http.MethodHead {
 		return false
 	}
 	if r.URL.Path == "/openapi/v2" {
-		return s.serveCustomOpenAPIV2(w, r, custom)
+		remote := s.agg.openAPIV2Documents()
+		if len(custom) == 0 && len(remote) == 0 {
+			return false
+		}
+		return s.serveCustomOpenAPIV2(w, r, custom, remote)
 	}
-	if !strings.HasPrefix(r.URL.Path, "/openapi/v3") {
+	if len(custom) == 0 || !strings.HasPrefix(r.URL.Path, "/openapi/v3") {
 		return false
 	}
 	byGV := map[string][]openapi.CustomKind{}
@@ -97,8 +101,9 @@ func (s *Server) serveCustomOpenAPI(w http.ResponseWriter, r *http.Request, v3 *
 	return true
 }
 
-// v2Document is the last /openapi/v2 built with custom resources, kept
-// until the served custom resources or their schemas change.
+// v2Document is the last /openapi/v2 built with custom resources and the
+// aggregated apiservers' documents, kept until the served custom
+// resources, their schemas or the backends' documents change.
 type v2Document struct {
 	key                 string
 	json, proto         []byte
@@ -112,9 +117,10 @@ type v2Cache struct {
 }
 
 // serveCustomOpenAPIV2 answers /openapi/v2 with the custom resources'
-// paths and definitions merged in: JSON by default, protobuf when asked
-// (kubectl asks), as upstream's aggregated v2 handler.
-func (s *Server) serveCustomOpenAPIV2(w http.ResponseWriter, r *http.Request, custom []*scheme.Resource) bool {
+// paths and definitions merged in, then the aggregated apiservers' (in
+// their order): JSON by default, protobuf when asked (kubectl asks), as
+// upstream's aggregated v2 handler.
+func (s *Server) serveCustomOpenAPIV2(w http.ResponseWriter, r *http.Request, custom []*scheme.Resource, remote []aggregatedOpenAPIV2) bool {
 	var kinds []openapi.CustomKind
 	var key strings.Builder
 	for _, res := range custom {
@@ -128,10 +134,19 @@ func (s *Server) serveCustomOpenAPIV2(w http.ResponseWriter, r *http.Request, cu
 		kinds = append(kinds, openapi.CustomKind{Resource: res, Schema: schema})
 		fmt.Fprintf(&key, "%s/%s/%s/%s/%v/%v\x00%s\x00", res.Group, res.Version, res.Resource, res.Kind, res.Namespaced, res.Subresources, schema)
 	}
+	for _, d := range remote {
+		fmt.Fprintf(&key, "\x01%s %s", d.name, d.hash)
+	}
 	s.openAPIV2.mu.Lock()
 	doc := s.openAPIV2.doc
 	if doc.key != key.String() || doc.json == nil {
 		c := openapi.BuildV2CustomResources(kinds)
+		for _, d := range remote {
+			// Checked when fetched; parsed again for maps of its own.
+			if src, err := openapi.ParseV2(d.body, "/apis/"+d.group+"/"+d.version+"/"); err == nil {
+				openapi.MergeV2(&c, src)
+			}
+		}
 		doc = v2Document{key: key.String(), json: openapi.V2JSON(Version.GitVersion, c), proto: openapi.V2Protobuf(Version.GitVersion, c)}
 		doc.jsonETag, doc.protoETag = openapi.V2ETag(doc.json), openapi.V2ETag(doc.proto)
 		s.openAPIV2.doc = doc

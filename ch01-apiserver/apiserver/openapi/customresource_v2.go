@@ -215,6 +215,9 @@ func customPathsV2(k CustomKind, kindRef, listRef string, paths map[string]any) 
 type V2CustomResources struct {
 	Paths       map[string]any
 	Definitions map[string]any
+	// Parameters: the shared parameters of an aggregated apiserver's
+	// document (MergeV2); custom resources have none.
+	Parameters map[string]any
 }
 
 // BuildV2CustomResources builds the paths and definitions of the given
@@ -240,14 +243,19 @@ func BuildV2CustomResources(kinds []CustomKind) V2CustomResources {
 	return out
 }
 
-// V2JSON is the v2 document in JSON: {swagger, info, paths, definitions}.
+// V2JSON is the v2 document in JSON: {swagger, info, paths, definitions,
+// parameters if any}.
 func V2JSON(serverVersion string, c V2CustomResources) []byte {
-	return mustJSON(map[string]any{
+	doc := map[string]any{
 		"swagger":     "2.0",
 		"info":        Info{Title: "Kubernetes", Version: serverVersion},
 		"paths":       c.Paths,
 		"definitions": c.Definitions,
-	})
+	}
+	if len(c.Parameters) > 0 {
+		doc["parameters"] = c.Parameters
+	}
+	return mustJSON(doc)
 }
 
 // V2Protobuf is the v2 document in gnostic's protobuf form, with the
