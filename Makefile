@@ -222,8 +222,8 @@ box: ## build the offline Debian 12 vagrant-libvirt box kubik/bookworm64 into .k
 vagrant-e2e: ## ch08 on VMs end to end (not in test): installs libvirt and Vagrant if missing, lb + 1 control plane + 1 worker, a Deployment, a LoadBalancer, then removes it all (as root; 8-18 min under QEMU's emulation)
 	KUBIK_DIR=$(abspath $(KUBIK_DIR)) KUBIK_VAGRANT_E2E=1 $(GO) test -count=1 -v -timeout 60m -run TestVagrantE2E ./ch08-full-cluster/vagrant/
 
-deps: ## install the system packages the tests need (only what is missing)
-	@scripts/ensure-deps.sh
+deps: ## install the system packages the tests need (only what is missing): every chapter's, up to ch08's (CH08_DEPS)
+	@scripts/ensure-deps.sh $(CH08_DEPS) etcd=etcd-server
 
 vet: ## go vet ./...
 	$(GO) vet ./...

@@ -36,7 +36,7 @@ func TestPodNetwork(t *testing.T) {
 }
 
 func testPodNetwork(t *testing.T, backend string) {
-	c := startCluster(t, backend, 3, 3, "--node-cidr-mask-size="+nodeMaskSize)
+	c := startCluster(t, backend, 3, 3, "--node-cidr-mask-size="+nodeMaskSize, "--metric-resolution=2s")
 
 	// The pods: a client on node-1, a demo server on every node, and a
 	// file server (busybox httpd with 1 MiB of random bytes) on node-2.
@@ -52,7 +52,25 @@ func testPodNetwork(t *testing.T, backend string) {
 	t.Run("pod-to-pod", func(t *testing.T) { checkPodToPod(t, c) })
 	t.Run("transfer-1MiB", func(t *testing.T) { checkTransfer(t, c) })
 	t.Run("agent-restart", func(t *testing.T) { checkAgentRestart(t, c) })
+	t.Run("kubectl-top", func(t *testing.T) { checkTop(t, c) })
 	t.Run("node-deleted", func(t *testing.T) { checkNodeDeleted(t, c) })
+}
+
+// checkTop: chapter 5's metrics server runs here too, on the bridge, and
+// scrapes every machine's kubelet: `kubectl top` shows each node and a pod.
+func checkTop(t *testing.T, c *cluster) {
+	eventually(t, "kubectl top nodes lists node-1, node-2 and node-3", func() (string, bool) {
+		r := c.c.Kubectl(t, kubectl133, c.dir, "top", "nodes")
+		ok := r.ExitCode == 0
+		for _, n := range c.nodes {
+			ok = ok && regexp.MustCompile(`(?m)^`+n+`\s+\d+m\s+\d+%\s+\d+Mi\s+\d+%\s*$`).MatchString(r.Stdout)
+		}
+		return r.Combined(), ok
+	})
+	eventually(t, "kubectl top pod web-2", func() (string, bool) {
+		r := c.c.Kubectl(t, kubectl133, c.dir, "top", "pod", "web-2")
+		return r.Combined(), regexp.MustCompile(`^NAME\s+CPU\(cores\)\s+MEMORY\(bytes\)\s*\nweb-2\s+\d+m\s+\d+Mi\s*$`).MatchString(r.Stdout)
+	})
 }
 
 // podOn is a pod pinned to a node by its hostname label (the scheduler

@@ -173,6 +173,12 @@ func Start(ctx context.Context, cfg *Config, log *slog.Logger) (_ *Cluster, err 
 	if c5cfg.AdvertiseAddress == "" {
 		c5cfg.AdvertiseAddress = gw // the kubernetes Service's endpoint: what pods can reach
 	}
+	if c5cfg.MetricsServerAddress == "" {
+		// The metrics server beside the control plane, on the bridge: the
+		// apiserver reaches it there (an EndpointSlice cannot hold a
+		// loopback address), and it reaches the machines' kubelets.
+		c5cfg.MetricsServerAddress = gw
+	}
 	c5, err := cluster5.Start(ctx, &c5cfg, log)
 	if err != nil {
 		fab.Down()
