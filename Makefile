@@ -71,7 +71,7 @@ images: ## build the nodes' images as OCI tarballs into .kubik/images: pause, bu
 	$(GO) run ./ch07-kube-proxy/cmd/mkimages -out $(IMAGE_DIR)
 
 # Chapter 6 runs NODES machines (network namespaces) on this host: root, Linux.
-CH06_DEPS    := $(CH05_DEPS) iptables=iptables nft=nftables /usr/lib/cni/portmap=containernetworking-plugins
+CH06_DEPS    := $(CH05_DEPS) iptables=iptables nft=nftables /usr/lib/cni/portmap=containernetworking-plugins tcpdump=tcpdump
 .PHONY: ch06-run clean-nodes clean bench-cni
 ch06-run: images ## chapter 5's control plane + NODES (2) machines, each a netns with containerd, kubelet, node agent; pod network by kubik-cni (BACKEND=host-gw|vxlan) (as root)
 	@scripts/ensure-deps.sh $(CH06_DEPS)

@@ -337,6 +337,13 @@ func (c *testCluster) namespace(t *testing.T, name string) string {
 	t.Helper()
 	c.k(t, "create", "namespace", name)
 	t.Cleanup(func() { c.kubectlErr("delete", "namespace", name, "--wait=false") })
+	// Pods need the namespace's default ServiceAccount, which the
+	// ServiceAccount controller creates a moment later: a pod admitted
+	// before it exists gets no token (on a real cluster it is refused).
+	eventually(t, "the default ServiceAccount of "+name, func() (string, bool) {
+		out, err := c.kubectlErr("get", "serviceaccount", "default", "-n", name, "-o", "name")
+		return out, err == nil && out == "serviceaccount/default"
+	})
 	return name
 }
 
