@@ -41,10 +41,13 @@ type webhookServer struct {
 	release  chan struct{}
 }
 
-func startWebhookServer(t *testing.T) *webhookServer {
+// testServingCert makes a CA named caName and a serving certificate signed
+// by it for leaf's subject and names; it returns the CA's PEM (a caBundle)
+// and the certificate with its key.
+func testServingCert(t *testing.T, caName string, leaf x509.Certificate) ([]byte, tls.Certificate) {
 	t.Helper()
 	caKey, _ := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	caTmpl := &x509.Certificate{SerialNumber: big.NewInt(1), Subject: pkix.Name{CommonName: "webhook-test-ca"},
+	caTmpl := &x509.Certificate{SerialNumber: big.NewInt(1), Subject: pkix.Name{CommonName: caName},
 		NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(24 * time.Hour),
 		IsCA: true, BasicConstraintsValid: true, KeyUsage: x509.KeyUsageCertSign}
 	caDER, err := x509.CreateCertificate(rand.Reader, caTmpl, caTmpl, &caKey.PublicKey, caKey)
@@ -53,17 +56,24 @@ func startWebhookServer(t *testing.T) *webhookServer {
 	}
 	ca, _ := x509.ParseCertificate(caDER)
 	key, _ := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	tmpl := &x509.Certificate{SerialNumber: big.NewInt(2), Subject: pkix.Name{CommonName: "127.0.0.1"},
-		NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(24 * time.Hour),
-		IPAddresses: []net.IP{net.ParseIP("127.0.0.1")}, ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
-		KeyUsage: x509.KeyUsageDigitalSignature}
-	der, err := x509.CreateCertificate(rand.Reader, tmpl, ca, &key.PublicKey, caKey)
+	leaf.SerialNumber = big.NewInt(2)
+	leaf.NotBefore, leaf.NotAfter = time.Now().Add(-time.Hour), time.Now().Add(24*time.Hour)
+	leaf.ExtKeyUsage = []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth}
+	leaf.KeyUsage = x509.KeyUsageDigitalSignature
+	der, err := x509.CreateCertificate(rand.Reader, &leaf, ca, &key.PublicKey, caKey)
 	if err != nil {
 		t.Fatal(err)
 	}
-	w := &webhookServer{caPEM: pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: caDER}), release: make(chan struct{})}
+	return pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: caDER}), tls.Certificate{Certificate: [][]byte{der}, PrivateKey: key}
+}
+
+func startWebhookServer(t *testing.T) *webhookServer {
+	t.Helper()
+	caPEM, cert := testServingCert(t, "webhook-test-ca", x509.Certificate{Subject: pkix.Name{CommonName: "127.0.0.1"},
+		IPAddresses: []net.IP{net.ParseIP("127.0.0.1")}})
+	w := &webhookServer{caPEM: caPEM, release: make(chan struct{})}
 	w.srv = httptest.NewUnstartedServer(http.HandlerFunc(w.serve))
-	w.srv.TLS = &tls.Config{Certificates: []tls.Certificate{{Certificate: [][]byte{der}, PrivateKey: key}}}
+	w.srv.TLS = &tls.Config{Certificates: []tls.Certificate{cert}}
 	w.srv.StartTLS()
 	t.Cleanup(func() { close(w.release); w.srv.Close() })
 	return w
