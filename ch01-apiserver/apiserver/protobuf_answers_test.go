@@ -162,26 +162,41 @@ func TestProtobufAnswers(t *testing.T) {
 		c.post(t, "/api/v1/namespaces/"+ns+"/configmaps", configMap(fmt.Sprintf("cm-%03d", i), map[string]string{"i": strconv.Itoa(i)}, nil)).must(t, http.StatusCreated)
 	}
 	cmList := "/api/v1/namespaces/" + ns + "/configmaps"
-	var fromJSON, fromPB struct {
+	type configMapList struct {
 		kubikmetav1.ListMeta `json:"metadata" protobuf:"bytes,1,opt,name=metadata"`
 		Items                []corev1.ConfigMap `json:"items" protobuf:"bytes,2,rep,name=items"`
 	}
-	if err := json.Unmarshal(c.get(t, cmList).body, &fromJSON); err != nil {
-		t.Fatal(err)
+	sameList := func(query string, n int) {
+		t.Helper()
+		var fromJSON, fromPB configMapList
+		if err := json.Unmarshal(c.get(t, cmList+query).body, &fromJSON); err != nil {
+			t.Fatal(err)
+		}
+		_, kind, raw, err := protobuf.DecodeEnvelope(c.get(t, cmList+query, "Accept", "application/vnd.kubernetes.protobuf").body)
+		if err != nil || kind != "ConfigMapList" {
+			t.Fatalf("list envelope: %q %v", kind, err)
+		}
+		if err := protobuf.Unmarshal(raw, &fromPB); err != nil {
+			t.Fatal(err)
+		}
+		if len(fromPB.Items) != n {
+			t.Fatalf("protobuf list %s: %d items, want %d", query, len(fromPB.Items), n)
+		}
+		if a, b := mustJSON(t, fromPB), mustJSON(t, fromJSON); !bytes.Equal(a, b) {
+			t.Errorf("list %s from protobuf:\n%s\nin JSON:\n%s", query, a, b)
+		}
 	}
-	_, kind, raw, err = protobuf.DecodeEnvelope(c.get(t, cmList, "Accept", "application/vnd.kubernetes.protobuf").body)
-	if err != nil || kind != "ConfigMapList" {
-		t.Fatalf("list envelope: %q %v", kind, err)
-	}
-	if err := protobuf.Unmarshal(raw, &fromPB); err != nil {
-		t.Fatal(err)
-	}
-	if len(fromPB.Items) != 131 {
-		t.Fatalf("protobuf list: %d items", len(fromPB.Items))
-	}
-	if a, b := mustJSON(t, fromPB), mustJSON(t, fromJSON); !bytes.Equal(a, b) {
-		t.Errorf("list from protobuf:\n%s\nin JSON:\n%s", a, b)
-	}
+	sameList("", 131)
+	// The items listed are kept encoded by revision: after one of them
+	// changes, the next lists (whole, from the watch cache, by a selector)
+	// carry its new state and the others as they were.
+	c.patch(t, cmList+"/cm-007", "application/merge-patch+json", map[string]any{"data": map[string]string{"i": "changed"}}).must(t, http.StatusOK)
+	sameList("", 131)
+	sameList("?resourceVersion=0", 131)
+	sameList("?fieldSelector=metadata.name%3Dcm-007", 1)
+	c.patch(t, cmList+"/cm-007", "application/merge-patch+json", map[string]any{"data": map[string]string{"i": "again"}}).must(t, http.StatusOK)
+	sameList("?fieldSelector=metadata.name%3Dcm-007", 1)
+	sameList("", 131)
 
 	// Content types: a list, a watch, an error.
 	for path, want := range map[string]string{

@@ -189,6 +189,8 @@ type Server struct {
 	kubeletClient *http.Client
 	// admissionObjects: what admission reads, decoded once per revision (admission.go).
 	admissionObjects decodedCache
+	// protobufItems: list items already encoded in protobuf (listproto.go).
+	protobufItems protobufItems
 	// endpoints: the configured EndpointReconciler (bootstrap.go).
 	endpoints endpointLoop
 	// crds: the custom resources this server serves (customresource.go,
