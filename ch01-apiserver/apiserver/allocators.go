@@ -45,20 +45,22 @@ func ipKey(ip netip.Addr) string { return "/registry/ipaddresses/" + ip.String()
 // FirstIP is the range's first usable address: the "kubernetes" Service's ClusterIP.
 func (a *ipAllocator) FirstIP() netip.Addr { return a.prefix.Addr().Next() }
 
-func (a *ipAllocator) size() uint64 {
-	bits := a.prefix.Addr().BitLen() - a.prefix.Bits()
+// rangeSize is how many addresses prefix holds (at most 2^32).
+func rangeSize(prefix netip.Prefix) uint64 {
+	bits := prefix.Addr().BitLen() - prefix.Bits()
 	if bits > 32 {
 		bits = 32
 	}
 	return uint64(1) << bits
 }
 
-func (a *ipAllocator) nth(n uint64) netip.Addr {
-	b := a.prefix.Addr().As16()
+// nthAddr is prefix's address at offset n.
+func nthAddr(prefix netip.Prefix, n uint64) netip.Addr {
+	b := prefix.Addr().As16()
 	base := binary.BigEndian.Uint64(b[8:])
 	binary.BigEndian.PutUint64(b[8:], base+n)
 	ip := netip.AddrFrom16(b)
-	if a.prefix.Addr().Is4() {
+	if prefix.Addr().Is4() {
 		ip = ip.Unmap()
 	}
 	return ip
@@ -110,12 +112,37 @@ func ownsIP(value []byte, owner string, ip netip.Addr) bool {
 	return json.Unmarshal(value, &obj) == nil && obj.UID == ipAddressUID(owner, ip)
 }
 
-// Allocate picks a free address. Like upstream, dynamic allocation prefers
-// the upper part of the range, leaving the lower part for static ClusterIPs.
+// errRangeFull is upstream's ipallocator.ErrFull.
+var errRangeFull = errors.New("range is full")
+
+// Allocate picks a free address: from --service-cluster-ip-range, and when
+// that is full from the ready ServiceCIDRs an administrator added, as
+// upstream's MetaAllocator takes an address from any ready range that has
+// one left (it tries them in a random order; here the flag's range comes
+// first and the others follow by name).
 func (a *ipAllocator) Allocate(ctx context.Context, svc *corev1.Service, dryRun bool) (netip.Addr, error) {
-	n := a.size()
+	ip, err := a.allocateIn(ctx, a.prefix, svc, dryRun)
+	if !errors.Is(err, errRangeFull) {
+		return ip, err
+	}
+	for _, p := range a.readyServiceCIDRs(ctx) {
+		if p == a.prefix || p.Addr().Is4() != a.prefix.Addr().Is4() {
+			continue
+		}
+		if ip, err = a.allocateIn(ctx, p, svc, dryRun); !errors.Is(err, errRangeFull) {
+			return ip, err
+		}
+	}
+	return netip.Addr{}, errRangeFull
+}
+
+// allocateIn picks a free address of prefix. Like upstream, dynamic
+// allocation prefers the upper part of a range, leaving the lower part for
+// static ClusterIPs.
+func (a *ipAllocator) allocateIn(ctx context.Context, prefix netip.Prefix, svc *corev1.Service, dryRun bool) (netip.Addr, error) {
+	n := rangeSize(prefix)
 	if n < 4 {
-		return netip.Addr{}, errors.New("range is full")
+		return netip.Addr{}, errRangeFull
 	}
 	lowBand := min(max(uint64(16), n/16), 256)
 	if lowBand > n/2 {
@@ -124,7 +151,7 @@ func (a *ipAllocator) Allocate(ctx context.Context, svc *corev1.Service, dryRun 
 	start := lowBand + rand.Uint64N(n-lowBand-1)
 	for i := uint64(0); i < n-2; i++ {
 		off := 1 + (start+i-1)%(n-2) // skip network and broadcast addresses
-		ip := a.nth(off)
+		ip := nthAddr(prefix, off)
 		if dryRun {
 			if _, err := a.store.Get(ctx, ipKey(ip)); errors.Is(err, storage.ErrNotFound) {
 				return ip, nil
@@ -139,13 +166,13 @@ func (a *ipAllocator) Allocate(ctx context.Context, svc *corev1.Service, dryRun 
 			return netip.Addr{}, err
 		}
 	}
-	return netip.Addr{}, errors.New("range is full")
+	return netip.Addr{}, errRangeFull
 }
 
 // Reserve takes a specific address: one of the --service-cluster-ip-range
-// or of a ServiceCIDR object.
+// or of a ready ServiceCIDR.
 func (a *ipAllocator) Reserve(ctx context.Context, ip netip.Addr, svc *corev1.Service, dryRun bool) error {
-	if !a.prefix.Contains(ip) && !a.inServiceCIDR(ctx, ip) {
+	if !a.prefix.Contains(ip) && !slices.ContainsFunc(a.readyServiceCIDRs(ctx), func(p netip.Prefix) bool { return p.Contains(ip) }) {
 		return fmt.Errorf("the provided IP (%s) is not in the valid range. The range of valid IPs is %s", ip, a.prefix)
 	}
 	if dryRun {
@@ -164,25 +191,40 @@ func (a *ipAllocator) Reserve(ctx context.Context, ip netip.Addr, svc *corev1.Se
 	return err
 }
 
-// inServiceCIDR reports whether ip is inside the CIDRs of a ServiceCIDR
-// object (the ranges an administrator added beside the flag's).
-func (a *ipAllocator) inServiceCIDR(ctx context.Context, ip netip.Addr) bool {
+// readyServiceCIDRs are the CIDRs of the ServiceCIDR objects addresses may
+// be allocated from, sorted by object name: those not being deleted and
+// Ready, where a ServiceCIDR without a Ready condition counts as ready
+// (upstream's isReady: the ServiceCIDR controller of
+// kube-controller-manager may not run).
+func (a *ipAllocator) readyServiceCIDRs(ctx context.Context) []netip.Prefix {
 	result, err := a.store.List(ctx, "/registry/servicecidrs/", storage.ListOptions{AllowStale: true})
 	if err != nil {
-		return false
+		return nil
 	}
-	for _, kv := range result.KVs {
+	var out []netip.Prefix
+	for _, kv := range result.KVs { // sorted by key, that is by name
 		var sc networkingv1.ServiceCIDR
-		if json.Unmarshal(kv.Value, &sc) != nil || sc.DeletionTimestamp != nil {
+		if json.Unmarshal(kv.Value, &sc) != nil || sc.DeletionTimestamp != nil || !serviceCIDRReady(&sc) {
 			continue
 		}
 		for _, c := range sc.Spec.CIDRs {
-			if p, err := netip.ParsePrefix(c); err == nil && p.Contains(ip) {
-				return true
+			if p, err := netip.ParsePrefix(c); err == nil {
+				out = append(out, p.Masked())
 			}
 		}
 	}
-	return false
+	return out
+}
+
+// serviceCIDRReady is upstream's isReady: the Ready condition's status, or
+// true without one.
+func serviceCIDRReady(sc *networkingv1.ServiceCIDR) bool {
+	for _, c := range sc.Status.Conditions {
+		if c.Type == networkingv1.ServiceCIDRConditionReady {
+			return c.Status == "True"
+		}
+	}
+	return true
 }
 
 // Release frees an address if svc still holds it.
@@ -334,6 +376,9 @@ func (s *Server) allocate(ctx context.Context, res *scheme.Resource, obj, old me
 		case corev1.ClusterIPNone:
 		case "":
 			ip, err := s.ipAlloc.Allocate(ctx, svc, dryRun)
+			if errors.Is(err, errRangeFull) { // upstream's 500: nothing the client can change
+				return ErrInternal(fmt.Errorf("failed to allocate a serviceIP: %w", err))
+			}
 			if err != nil {
 				return invalid("spec.clusterIPs", []string{}, "failed to allocate IP: "+err.Error())
 			}

@@ -22,8 +22,13 @@ type ServiceCIDRSpec struct {
 	CIDRs []string `json:"cidrs,omitempty" protobuf:"bytes,1,opt,name=cidrs"`
 }
 
-// ServiceCIDRConditionReady means the ServiceCIDR is ready to allocate ClusterIPs from.
-const ServiceCIDRConditionReady = "Ready"
+const (
+	// ServiceCIDRConditionReady means the ServiceCIDR is ready to allocate ClusterIPs from.
+	ServiceCIDRConditionReady = "Ready"
+	// ServiceCIDRReasonTerminating is the reason of Ready=False while a
+	// ServiceCIDR being deleted still holds allocated addresses.
+	ServiceCIDRReasonTerminating = "Terminating"
+)
 
 // ServiceCIDRStatus describes the current state of the ServiceCIDR.
 type ServiceCIDRStatus struct {
