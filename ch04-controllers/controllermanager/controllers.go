@@ -30,6 +30,7 @@ import (
 	"kubik/ch04-controllers/replication"
 	"kubik/ch04-controllers/resourcequota"
 	"kubik/ch04-controllers/serviceaccount"
+	"kubik/ch04-controllers/servicecidrs"
 	"kubik/ch04-controllers/statefulset"
 	"kubik/ch04-controllers/tainteviction"
 	"kubik/ch04-controllers/ttl"
@@ -200,6 +201,11 @@ func Descriptors() []Descriptor {
 			New: func(cc *controller.ControllerContext, _ *Config) (Controller, error) {
 				return vacprotection.NewVACProtectionController(cc)
 			}},
+		// The ServiceCIDRs' finalizer and Ready condition.
+		{Name: servicecidrs.ControllerName,
+			New: func(cc *controller.ControllerContext, _ *Config) (Controller, error) {
+				return servicecidrs.NewController(cc)
+			}},
 		// status.typeChecking of ValidatingAdmissionPolicies.
 		{Name: "validatingadmissionpolicy-status-controller",
 			ConcurrencyFlag: "concurrent-validating-admission-policy-status-syncs", DefaultConcurrency: 5,
@@ -237,7 +243,7 @@ var KnownControllers = []string{
 	"nodeipam", "nodelifecycle", "persistentvolume-attach-detach", "persistentvolume-binder",
 	"persistentvolume-expander", "persistentvolume-protection", "persistentvolumeclaim-protection",
 	"pod-garbage-collector", "replicaset", "replicationcontroller", "resourcequota",
-	"root-ca-certificate-publisher", "service-lb", "serviceaccount", "serviceaccount-token",
+	"root-ca-certificate-publisher", "service-cidr-controller", "service-lb", "serviceaccount", "serviceaccount-token",
 	"statefulset", "taint-eviction-controller", "token-cleaner", "ttl", "ttl-after-finished",
 	"validatingadmissionpolicy-status-controller",
 }
