@@ -58,6 +58,7 @@ var (
 	modeFlag     = flag.String("mode", "both", "iptables, nftables or both")
 	servicesFlag = flag.String("services", "100,1000,5000,10000", "comma-separated Service counts (2 endpoints each)")
 	refBin       = flag.String("ref-bin", ".kubik/ref/bin", "directory with upstream kube-proxy (make ref-build); without it only ours runs")
+	reps         = flag.Int("reps", 1, "runs of each proxier per mode and Service count, ours and upstream's in turn (each measurement: the median)")
 	rounds       = flag.Int("rounds", 5, "one-change syncs measured per proxier, averaged")
 	resyncCount  = flag.Int("resyncs", 3, "full resyncs measured per proxier (the median is reported)")
 	dnsSeconds   = flag.Duration("dns-seconds", 5*time.Second, "how long the DNS load runs at each Service count (0: none)")

@@ -31,6 +31,31 @@ type result struct {
 	err           error
 }
 
+// medianResult is the median of each measurement over runs of one
+// proxier (the first failed run, if any run failed).
+func medianResult(runs []result) result {
+	for _, r := range runs {
+		if r.err != nil {
+			return r
+		}
+	}
+	r := runs[0]
+	median := func(get func(result) time.Duration) time.Duration {
+		v := make([]time.Duration, len(runs))
+		for i, x := range runs {
+			v[i] = get(x)
+		}
+		slices.Sort(v)
+		return v[len(v)/2]
+	}
+	r.start = median(func(x result) time.Duration { return x.start })
+	r.firstSync = median(func(x result) time.Duration { return x.firstSync })
+	r.oneChange = median(func(x result) time.Duration { return x.oneChange })
+	r.oneChangeSync = median(func(x result) time.Duration { return x.oneChangeSync })
+	r.resync = median(func(x result) time.Duration { return x.resync })
+	return r
+}
+
 // syncMetrics are the IPv4 sync metrics of a proxier.
 type syncMetrics struct {
 	count, sum, full, last float64
@@ -273,15 +298,23 @@ func sideBySide(ctx context.Context, dir string, counts []int, modes []string, u
 			if upstream != "" {
 				procs = append(procs, [2]string{"upstream", upstream})
 			}
-			for _, pr := range procs {
-				r := measure(ctx, dir, a, mode, pr[0], pr[1], n, &generation)
-				fmt.Fprintf(os.Stderr, "  %-8s %-8s start %v, one change %v (sync %v), full resync %v, %d rules %v\n", mode, r.who,
-					r.start.Round(time.Millisecond), r.oneChange.Round(time.Millisecond), r.oneChangeSync.Round(time.Millisecond),
-					r.resync.Round(time.Millisecond), r.rules, errString(r.err))
-				results = append(results, r)
-				if r.err != nil && ctx.Err() != nil {
-					return results, dnsResults, ctx.Err()
+			// -reps pairs, ours and upstream's in turn, so that the machine's
+			// drift between runs falls on both; each metric is the median.
+			runs := map[string][]result{}
+			for range max(*reps, 1) {
+				for _, pr := range procs {
+					r := measure(ctx, dir, a, mode, pr[0], pr[1], n, &generation)
+					fmt.Fprintf(os.Stderr, "  %-8s %-8s start %v (first sync %v), one change %v (sync %v), full resync %v, %d rules %v\n", mode, r.who,
+						r.start.Round(time.Millisecond), r.firstSync.Round(time.Millisecond), r.oneChange.Round(time.Millisecond), r.oneChangeSync.Round(time.Millisecond),
+						r.resync.Round(time.Millisecond), r.rules, errString(r.err))
+					runs[r.who] = append(runs[r.who], r)
+					if r.err != nil && ctx.Err() != nil {
+						return append(results, r), dnsResults, ctx.Err()
+					}
 				}
+			}
+			for _, pr := range procs {
+				results = append(results, medianResult(runs[pr[0]]))
 			}
 		}
 		if *dnsSeconds > 0 {

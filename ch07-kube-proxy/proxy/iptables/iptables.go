@@ -128,8 +128,9 @@ func (r *iptablesRunner) SaveInto(table Table, buf *bytes.Buffer) error {
 func (r *iptablesRunner) RestoreAll(data []byte) error {
 	ctx, cancel := context.WithTimeout(context.Background(), commandTimeout)
 	defer cancel()
-	// -w: wait for the xtables lock (5 s), -W: polling interval (100 ms).
-	cmd := exec.CommandContext(ctx, "iptables-restore", "-w", "5", "-W", "100000", "--noflush", "--counters")
+	// -w: wait up to 5 s for the xtables lock; the same arguments as
+	// upstream's (iptables-restore -w 5 --noflush --counters).
+	cmd := exec.CommandContext(ctx, "iptables-restore", "-w", "5", "--noflush", "--counters")
 	cmd.Stdin = bytes.NewReader(data)
 	out, err := cmd.CombinedOutput()
 	if err != nil {
