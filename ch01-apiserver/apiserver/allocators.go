@@ -173,7 +173,8 @@ func (a *ipAllocator) allocateIn(ctx context.Context, prefix netip.Prefix, svc *
 // or of a ready ServiceCIDR.
 func (a *ipAllocator) Reserve(ctx context.Context, ip netip.Addr, svc *corev1.Service, dryRun bool) error {
 	if !a.prefix.Contains(ip) && !slices.ContainsFunc(a.readyServiceCIDRs(ctx), func(p netip.Prefix) bool { return p.Contains(ip) }) {
-		return fmt.Errorf("the provided IP (%s) is not in the valid range. The range of valid IPs is %s", ip, a.prefix)
+		// upstream's ipallocator.ErrMismatchedNetwork: no ready range holds ip
+		return errors.New("the provided network does not match the current range")
 	}
 	if dryRun {
 		if _, err := a.store.Get(ctx, ipKey(ip)); err == nil {

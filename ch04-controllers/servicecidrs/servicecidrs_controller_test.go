@@ -108,7 +108,7 @@ func TestExtendServiceIPRange(t *testing.T) {
 		LastTransitionTime: metav1.NewTime(now)})
 	// The apiserver no longer allocates from a ServiceCIDR being deleted.
 	_, err = service("test-9", "10.96.0.200")
-	if st := statusOf(err); st == nil || !strings.Contains(st.Message, "failed to allocate IP 10.96.0.200: the provided IP (10.96.0.200) is not in the valid range. The range of valid IPs is 10.96.0.0/29") {
+	if st := statusOf(err); st == nil || st.Message != `Service "test-9" is invalid: spec.clusterIPs: Invalid value: ["10.96.0.200"]: failed to allocate IP 10.96.0.200: the provided network does not match the current range` {
 		t.Errorf("a ClusterIP of the range being deleted: %v", err)
 	}
 
