@@ -9,7 +9,7 @@
 //   - a ServiceCIDR being deleted keeps its finalizer while IPAddresses
 //     that no other ServiceCIDR contains are still in it: it shows
 //     Ready=False, reason Terminating, until they are gone (or a new
-//     ServiceCIDR covers them); then, once deletionGracePeriod has passed
+//     ServiceCIDR covers them); then, once DeletionGracePeriod has passed
 //     since the deletion began (so every apiserver has stopped allocating
 //     from it), the finalizer is removed and the object goes.
 //
@@ -49,7 +49,6 @@ const (
 
 	readyMessage       = "Kubernetes Service CIDR is ready"
 	terminatingMessage = "There are still IPAddresses referencing the ServiceCIDR, please remove them or create a new ServiceCIDR"
-	ipAllocatorManager = networkingv1.IPAllocatorManager
 )
 
 // Controller is upstream's servicecidrs.Controller.
@@ -59,9 +58,7 @@ type Controller struct {
 	ipAddresses  *cache.Informer[networkingv1.IPAddress, *networkingv1.IPAddress]
 	queue        *workqueue.RateLimitingQueue[string]
 	log          *slog.Logger
-	// deletionGracePeriod is DeletionGracePeriod; tests shorten it.
-	deletionGracePeriod time.Duration
-	now                 func() time.Time
+	now          func() time.Time // the clock of the grace period; tests set it
 }
 
 // NewController asks for the ServiceCIDR and IPAddress informers.
@@ -71,10 +68,9 @@ func NewController(cc *controller.ControllerContext) (*Controller, error) {
 		log = slog.New(slog.DiscardHandler)
 	}
 	c := &Controller{client: cc.Client, log: log.With("controller", ControllerName),
-		serviceCIDRs:        controller.InformerFor[networkingv1.ServiceCIDR](cc.Informers),
-		ipAddresses:         controller.InformerFor[networkingv1.IPAddress](cc.Informers),
-		queue:               workqueue.NewRateLimiting(workqueue.DefaultControllerRateLimiter[string]()),
-		deletionGracePeriod: DeletionGracePeriod, now: time.Now}
+		serviceCIDRs: controller.InformerFor[networkingv1.ServiceCIDR](cc.Informers),
+		ipAddresses:  controller.InformerFor[networkingv1.IPAddress](cc.Informers),
+		queue:        workqueue.NewRateLimiting(workqueue.DefaultControllerRateLimiter[string]()), now: time.Now}
 	c.serviceCIDRs.AddEventHandler(cache.ResourceEventHandlerFuncs[networkingv1.ServiceCIDR]{
 		// A new range may be what a deleted one was waiting for.
 		AddFunc: func(sc *networkingv1.ServiceCIDR) {
@@ -114,7 +110,7 @@ func (c *Controller) sync(ctx context.Context, name string) (time.Duration, erro
 		if !c.canDelete(sc) {
 			return 0, c.applyReady(ctx, sc, "False", networkingv1.ServiceCIDRReasonTerminating, terminatingMessage)
 		}
-		if wait := c.deletionGracePeriod - c.now().Sub(sc.DeletionTimestamp.Time); wait > 0 {
+		if wait := DeletionGracePeriod - c.now().Sub(sc.DeletionTimestamp.Time); wait > 0 {
 			return wait, nil
 		}
 		if !slices.Contains(sc.Finalizers, ServiceCIDRProtectionFinalizer) {
@@ -137,11 +133,7 @@ func (c *Controller) sync(ctx context.Context, name string) (time.Duration, erro
 func (c *Controller) canDelete(sc *networkingv1.ServiceCIDR) bool {
 	all := c.serviceCIDRs.GetStore().List()
 	hasParent := true
-	for _, cidr := range sc.Spec.CIDRs {
-		p, err := netip.ParsePrefix(cidr)
-		if err != nil {
-			continue
-		}
+	for _, p := range prefixes(sc) {
 		if !slices.ContainsFunc(all, func(o *networkingv1.ServiceCIDR) bool {
 			return o.Name != sc.Name && containsPrefix(o, p)
 		}) {
@@ -202,18 +194,16 @@ var serviceCIDRsResource = scheme.Lookup(networkingv1.GroupName, "v1", "servicec
 // overlapping are the other ServiceCIDRs whose CIDRs overlap sc's.
 func (c *Controller) overlapping(sc *networkingv1.ServiceCIDR) []string {
 	var out []string
+	ours := prefixes(sc)
 	for _, o := range c.serviceCIDRs.GetStore().List() {
 		if o.Name == sc.Name {
 			continue
 		}
-		for _, cidr := range sc.Spec.CIDRs {
-			if p, err := netip.ParsePrefix(cidr); err == nil && slices.ContainsFunc(o.Spec.CIDRs, func(oc string) bool {
-				q, err := netip.ParsePrefix(oc)
-				return err == nil && q.Overlaps(p)
-			}) {
-				out = append(out, o.Name)
-				break
-			}
+		theirs := prefixes(o)
+		if slices.ContainsFunc(ours, func(p netip.Prefix) bool {
+			return slices.ContainsFunc(theirs, p.Overlaps)
+		}) {
+			out = append(out, o.Name)
 		}
 	}
 	return out
@@ -237,24 +227,31 @@ func (c *Controller) containing(ip *networkingv1.IPAddress) []string {
 // allocatedAddr is an IPAddress's address, when the apiserver's allocator
 // made it (only those hold a ServiceCIDR back).
 func allocatedAddr(ip *networkingv1.IPAddress) (netip.Addr, bool) {
-	if ip.Labels[networkingv1.LabelManagedBy] != ipAllocatorManager {
+	if ip.Labels[networkingv1.LabelManagedBy] != networkingv1.IPAllocatorManager {
 		return netip.Addr{}, false
 	}
 	addr, err := netip.ParseAddr(ip.Name)
 	return addr, err == nil
 }
 
+// prefixes are sc's CIDRs (validated on write; one that does not parse is
+// left out).
+func prefixes(sc *networkingv1.ServiceCIDR) []netip.Prefix {
+	var out []netip.Prefix
+	for _, cidr := range sc.Spec.CIDRs {
+		if p, err := netip.ParsePrefix(cidr); err == nil {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// containsAddr: one of sc's CIDRs contains addr.
 func containsAddr(sc *networkingv1.ServiceCIDR, addr netip.Addr) bool {
-	return slices.ContainsFunc(sc.Spec.CIDRs, func(cidr string) bool {
-		p, err := netip.ParsePrefix(cidr)
-		return err == nil && p.Contains(addr)
-	})
+	return slices.ContainsFunc(prefixes(sc), func(p netip.Prefix) bool { return p.Contains(addr) })
 }
 
 // containsPrefix: one of sc's CIDRs contains p (or is p).
 func containsPrefix(sc *networkingv1.ServiceCIDR, p netip.Prefix) bool {
-	return slices.ContainsFunc(sc.Spec.CIDRs, func(cidr string) bool {
-		q, err := netip.ParsePrefix(cidr)
-		return err == nil && q.Bits() <= p.Bits() && q.Contains(p.Addr())
-	})
+	return slices.ContainsFunc(prefixes(sc), func(q netip.Prefix) bool { return q.Bits() <= p.Bits() && q.Contains(p.Addr()) })
 }
